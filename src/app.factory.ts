@@ -1,0 +1,33 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module';
+import { setupApp } from './app.setup';
+import { PinoNestLogger } from './common/logging/logger';
+import { AppConfig } from './config/app-config';
+import { runMigrations } from './database/data-source';
+import { AdminService } from './modules/admin/admin.service';
+
+/**
+ * Builds the HTTP application on a database URL: modules, pipeline, migrations (when enabled)
+ * and the environment bootstrap. Shared by `main.ts`, the e2e tests and the benchmark.
+ */
+export async function createApp(config: AppConfig, databaseUrl: string, logger: Logger): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
+    logger: new PinoNestLogger(logger),
+    bodyParser: false,
+    abortOnError: false,
+  });
+  setupApp(app, config, logger);
+
+  if (config.migrationsRun) {
+    const applied = await runMigrations(app.get(DataSource));
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  }
+  if (config.bootstrap) {
+    const result = await app.get(AdminService).bootstrap(config.bootstrap);
+    logger.info({ organizationId: result.organizationId, userId: result.userId, tokenIssued: result.token !== null }, 'bootstrap checked');
+  }
+  return app;
+}

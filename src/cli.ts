@@ -1,0 +1,142 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HttpException } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DataSource } from 'typeorm';
+import { CliModule } from './cli.module';
+import { MEMBER_ROLES, type MemberRoleOrGuest } from './common/roles';
+import { AppConfig, loadConfig } from './config/app-config';
+import { ConfigError } from './config/env.schema';
+import { createDataSource, runMigrations } from './database/data-source';
+import { resolveDatabase, ResolvedDatabase } from './database/database-url';
+import { AdminService } from './modules/admin/admin.service';
+
+/**
+ * Admin CLI. Results go to stdout as exactly one JSON line; progress and errors go to stderr.
+ * On the embedded database it connects to the running server's PostgreSQL, or starts it itself.
+ */
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function withDatabase<T>(work: (config: AppConfig, url: string) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database: ResolvedDatabase = await resolveDatabase(config, log);
+  try {
+    return await work(config, database.url);
+  } finally {
+    await database.release();
+  }
+}
+
+async function withAdmin<T>(work: (admin: AdminService) => Promise<T>): Promise<T> {
+  return withDatabase(async (config, url) => {
+    if (config.migrationsRun) {
+      const dataSource = await createDataSource(url, 2).initialize();
+      try {
+        await runMigrations(dataSource);
+      } finally {
+        await dataSource.destroy();
+      }
+    }
+    const context = await NestFactory.createApplicationContext(CliModule.forRoot(config, url), { logger: false });
+    try {
+      return await work(context.get(AdminService));
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+async function withDataSource<T>(work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  return withDatabase(async (_config, url) => {
+    const dataSource = await createDataSource(url, 2).initialize();
+    try {
+      return await work(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+}
+
+const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
+
+function parseRole(value: string): MemberRoleOrGuest {
+  if (value === 'guest') return null;
+  if ((MEMBER_ROLES as readonly string[]).includes(value)) return value as MemberRoleOrGuest;
+  throw new InvalidArgumentError(`expected one of ${MEMBER_ROLES.join(', ')}, guest`);
+}
+
+const program = new Command('quire').description('Quire admin CLI').showHelpAfterError();
+
+program
+  .command('bootstrap')
+  .description('create an organization, its first admin and an API token (idempotent for the same title and e-mail)')
+  .requiredOption('--org <title>', 'organization title')
+  .requiredOption('--email <email>', 'admin e-mail')
+  .option('--name <name>', 'admin display name')
+  .action(async (options: { org: string; email: string; name?: string }) => {
+    const result = await withAdmin((admin) => admin.bootstrap({ orgTitle: options.org, email: options.email, name: options.name }));
+    print(result);
+  });
+
+program
+  .command('user:create')
+  .description('add a user (created if new) to an organization and print a token for them')
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--email <email>', 'user e-mail')
+  .option('--name <name>', 'display name')
+  .addOption(new Option('--role <role>', `${MEMBER_ROLES.join('|')}|guest`).argParser(parseRole).makeOptionMandatory())
+  .action(async (options: { org: string; email: string; name?: string; role: MemberRoleOrGuest }) => {
+    print(await withAdmin((admin) => admin.createUser({ organizationId: options.org, email: options.email, name: options.name, role: options.role })));
+  });
+
+program
+  .command('token:create')
+  .description('issue a new API token for an existing user')
+  .requiredOption('--email <email>', 'user e-mail')
+  .action(async (options: { email: string }) => {
+    print(await withAdmin((admin) => admin.createToken(options.email)));
+  });
+
+program
+  .command('migration:run')
+  .description('apply pending migrations')
+  .action(async () => print({ applied: await withDataSource(runMigrations) }));
+
+program
+  .command('migration:revert')
+  .description('revert the last applied migration')
+  .action(async () => {
+    await withDataSource(async (dataSource) => {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    });
+    print({ reverted: true });
+  });
+
+program
+  .command('migration:generate')
+  .description('write a migration with the SQL that brings the database to the entities (review it before committing)')
+  .argument('<name>', 'PascalCase name, e.g. AddSpaces')
+  .action(async (name: string) => {
+    const file = await withDataSource(async (dataSource) => {
+      const { upQueries, downQueries } = await dataSource.driver.createSchemaBuilder().log();
+      if (upQueries.length === 0) return null;
+      const timestamp = Date.now();
+      const render = (queries: { query: string }[]) => queries.map((q) => `    await db.query(${JSON.stringify(q.query)});`).join('\n');
+      const path = join(process.cwd(), 'migrations', `${timestamp}-${name.replace(/[A-Z]/g, (c, i: number) => (i ? '-' : '') + c.toLowerCase())}.ts`);
+      writeFileSync(
+        path,
+        `import { MigrationInterface, QueryRunner } from 'typeorm';\n\nexport class ${name}${timestamp} implements MigrationInterface {\n  name = '${name}${timestamp}';\n\n  async up(db: QueryRunner): Promise<void> {\n${render(upQueries)}\n  }\n\n  async down(db: QueryRunner): Promise<void> {\n${render(downQueries.reverse())}\n  }\n}\n`,
+      );
+      return path;
+    });
+    print({ file, note: file ? 'add the class to migrations/index.ts' : 'no changes' });
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) log(error.message);
+  else if (error instanceof HttpException) log(`error: ${error.message}`);
+  else log(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,25 @@
+import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { TokensService } from '../../modules/tokens/tokens.service';
+import { IS_PUBLIC } from './public.decorator';
+
+/** Global guard: every route needs `Authorization: Bearer <token>` of a known token, unless @Public(). */
+@Injectable()
+export class BearerTokenGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokensService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!secret) throw new UnauthorizedException('Authentication is required: send an Authorization: Bearer <token> header');
+    const user = await this.tokens.authenticate(secret);
+    if (!user) throw new UnauthorizedException('The access token is invalid or has been revoked');
+    request.user = user;
+    return true;
+  }
+}

@@ -1,0 +1,26 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { classifyError } from './classify-error';
+import { errorEnvelope } from './error-envelope';
+
+/** The one place failures become HTTP answers: every error leaves as the error envelope. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const { status, message, unexpected } = classifyError(error);
+
+    if (unexpected) {
+      this.logger.error({ requestId: request.id, method: request.method, path: request.path, err: error }, 'unexpected error');
+    }
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    response.status(status).json(errorEnvelope(status, message));
+  }
+}

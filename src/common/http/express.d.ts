@@ -1,0 +1,17 @@
+import type { Membership } from '../../modules/organizations/membership.entity';
+import type { User } from '../../modules/users/user.entity';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by pino-http: the request id echoed in X-Request-Id. */
+      id: string | number | object;
+      /** Set by BearerTokenGuard. */
+      user?: User;
+      /** Set by OrganizationMemberGuard on routes under /v1/orgs/{organizationId}. */
+      membership?: Membership;
+    }
+  }
+}
+
+export {};

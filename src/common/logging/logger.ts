@@ -1,0 +1,60 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+import type { LogLevel } from '../../config/env.schema';
+
+/** JSON logs on stdout. Secrets are redacted wherever a request or header object is logged. */
+export function createLogger(level: LogLevel): Logger {
+  return pino({
+    level,
+    base: { service: 'quire' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Nest's per-module and per-route start-up lines: useful when debugging, noise otherwise. */
+const STARTUP_CHATTER = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+
+/** Routes Nest's own log calls into pino, so every line has the same JSON shape. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, ...params: unknown[]) {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]) {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]) {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]) {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]) {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]) {
+    this.write('fatal', message, params);
+  }
+
+  /** Nest appends the context name as the last string parameter; a stack may precede it. */
+  private write(requested: pino.Level, message: unknown, params: unknown[]) {
+    const context = typeof params.at(-1) === 'string' ? (params.pop() as string) : undefined;
+    const level = context && STARTUP_CHATTER.has(context) && requested === 'info' ? 'debug' : requested;
+    const stack = params.find((param): param is string => typeof param === 'string');
+    const fields: Record<string, unknown> = { context };
+    if (stack) fields.stack = stack;
+    if (message instanceof Error) {
+      this.logger[level]({ ...fields, err: message }, message.message);
+    } else if (message && typeof message === 'object') {
+      const { msg, ...rest } = message as Record<string, unknown>;
+      this.logger[level]({ ...fields, ...rest }, typeof msg === 'string' ? msg : undefined);
+    } else {
+      this.logger[level](fields, String(message));
+    }
+  }
+}

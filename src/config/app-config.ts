@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { EnvironmentVariables, LogLevel, validateEnvironment } from './env.schema';
+
+/** Typed, validated configuration; the one object the rest of the code reads settings from. */
+export class AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl?: string;
+  readonly databasePoolSize: number;
+  readonly dataDir: string;
+  /** Base of every `urls.location` (the API as clients reach it), without a trailing slash. */
+  readonly publicUrl: string;
+  /** Base of every `urls.app` (the web application), without a trailing slash. */
+  readonly appUrl: string;
+  readonly logLevel: LogLevel;
+  readonly migrationsRun: boolean;
+  readonly bodyLimit: string;
+  readonly shutdownTimeoutMs: number;
+  readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
+
+  constructor(env: EnvironmentVariables) {
+    this.port = env.PORT;
+    this.host = env.HOST;
+    this.databaseUrl = env.DATABASE_URL;
+    this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.dataDir = resolve(env.DATA_DIR);
+    this.publicUrl = trimSlash(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
+    this.appUrl = trimSlash(env.APP_URL ?? this.publicUrl);
+    this.logLevel = env.LOG_LEVEL;
+    this.migrationsRun = env.MIGRATIONS_RUN;
+    this.bodyLimit = env.BODY_LIMIT;
+    this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
+    if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
+      this.bootstrap = {
+        orgTitle: env.BOOTSTRAP_ORG_TITLE,
+        email: env.BOOTSTRAP_ADMIN_EMAIL,
+        name: env.BOOTSTRAP_ADMIN_NAME,
+        token: env.BOOTSTRAP_ADMIN_TOKEN,
+      };
+    }
+  }
+
+  /** Absolute API URL of a path such as `/v1/orgs/abc`. */
+  apiUrl(path: string): string {
+    return `${this.publicUrl}${path}`;
+  }
+
+  /** Absolute application URL of a path such as `/o/abc`. */
+  appLink(path: string): string {
+    return `${this.appUrl}${path}`;
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  return new AppConfig(validateEnvironment(env));
+}

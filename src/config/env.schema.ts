@@ -1,0 +1,104 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+const urlOptions = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+/**
+ * Every environment variable Quire reads, with its default. Validated once at start:
+ * a bad value stops the process with one line naming the variable (see `loadConfig`).
+ * `.env.example` documents each of them.
+ */
+export class EnvironmentVariables {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT: number = 3000;
+
+  @IsOptional() @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DATABASE_POOL_SIZE: number = 10;
+
+  @IsOptional() @IsString() @Length(1, 4096)
+  DATA_DIR: string = './data';
+
+  @IsOptional() @IsUrl(urlOptions)
+  PUBLIC_URL?: string;
+
+  @IsOptional() @IsUrl(urlOptions)
+  APP_URL?: string;
+
+  @IsOptional() @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  MIGRATIONS_RUN: boolean = true;
+
+  @IsOptional() @Matches(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 512kb or 1mb' })
+  BODY_LIMIT: string = '1mb';
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS: number = 10_000;
+
+  @IsOptional() @IsString() @Length(2, 255)
+  BOOTSTRAP_ORG_TITLE?: string;
+
+  @IsOptional() @IsEmail()
+  BOOTSTRAP_ADMIN_EMAIL?: string;
+
+  @IsOptional() @IsString() @Length(1, 255)
+  BOOTSTRAP_ADMIN_NAME?: string;
+
+  @IsOptional() @Matches(/^[\x21-\x7e]{32,256}$/, { message: 'must be 32 to 256 printable characters without spaces' })
+  BOOTSTRAP_ADMIN_TOKEN?: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
+export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
+  // An empty variable counts as unset, as in most deployment tools.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = plainToInstance(EnvironmentVariables, present);
+  const errors = validateSync(parsed);
+  if (errors.length > 0) {
+    const first = errors[0];
+    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    throw new ConfigError(`Invalid environment variable ${first.property}: ${reason.replace(`${first.property} `, '')}`);
+  }
+  const bootstrap = [parsed.BOOTSTRAP_ORG_TITLE, parsed.BOOTSTRAP_ADMIN_EMAIL];
+  if (bootstrap.some(Boolean) && !bootstrap.every(Boolean)) {
+    throw new ConfigError('Invalid environment variable BOOTSTRAP_ADMIN_EMAIL: BOOTSTRAP_ORG_TITLE and BOOTSTRAP_ADMIN_EMAIL must be set together');
+  }
+  if (parsed.BOOTSTRAP_ADMIN_TOKEN && !parsed.BOOTSTRAP_ORG_TITLE) {
+    throw new ConfigError('Invalid environment variable BOOTSTRAP_ADMIN_TOKEN: needs BOOTSTRAP_ORG_TITLE and BOOTSTRAP_ADMIN_EMAIL');
+  }
+  return parsed;
+}

@@ -1,0 +1,42 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { ENTITIES } from './entities';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+/** One definition of the connection, shared by the server, the CLI and the tests. */
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, application_name: 'quire' },
+  };
+}
+
+export function createDataSource(url: string, poolSize?: number): DataSource {
+  return new DataSource(dataSourceOptions(url, poolSize));
+}
+
+/** Advisory-lock key that serialises migrations across replicas starting at once. */
+const MIGRATION_LOCK = 0x717569_01;
+
+/** Applies pending migrations while holding a cluster-wide advisory lock; returns their names. Needs a pool of two: one connection holds the lock. */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,18 @@
+import { AppConfig } from '../config/app-config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+export interface ResolvedDatabase {
+  url: string;
+  embedded: boolean;
+  /** Stops the embedded cluster if this process started it; a no-op otherwise. */
+  release(): Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (one code path after this). */
+export async function resolveDatabase(config: AppConfig, log: (line: string) => void): Promise<ResolvedDatabase> {
+  if (config.databaseUrl) {
+    return { url: config.databaseUrl, embedded: false, release: async () => undefined };
+  }
+  const embedded = await startEmbeddedPostgres(config.dataDir, log);
+  return { url: embedded.url, embedded: true, release: () => embedded.stop() };
+}

@@ -1,0 +1,36 @@
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../common/auth/public.decorator';
+
+/** Kubernetes probes: liveness never touches the database; readiness pings it. */
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+  ) {}
+
+  @Get('live')
+  @HealthCheck()
+  @ApiOperation({ operationId: 'getLiveness', summary: 'The process is up' })
+  @ApiOkResponse({ description: 'The process answers' })
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ operationId: 'getReadiness', summary: 'The process can serve requests (database reachable)' })
+  @ApiOkResponse({ description: 'Ready' })
+  @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
+  async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1500 })]);
+    } catch {
+      throw new ServiceUnavailableException('The database is unreachable');
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import 'reflect-metadata';
+import { ConfigError } from './config/env.schema';
+import { AppConfig, loadConfig } from './config/app-config';
+import { createApp } from './app.factory';
+import { createLogger } from './common/logging/logger';
+import { resolveDatabase } from './database/database-url';
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const started = Date.now();
+  const logger = createLogger(config.logLevel);
+  const database = await resolveDatabase(config, (line) => logger.info(line));
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    app = await createApp(config, database.url, logger);
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    await database.release().catch(() => undefined);
+    process.exit(1);
+  }
+  logger.info({ port: config.port, embeddedDatabase: database.embedded, startupMs: Date.now() - started }, `Quire listening on ${config.publicUrl}`);
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish, close the pool, stop the embedded database.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    try {
+      await app.close();
+      await database.release();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { Page, paginate } from '../../common/pagination/paginate';
+import { Membership } from './membership.entity';
+import { Organization } from './organization.entity';
+
+export interface OrganizationWithMembership {
+  organization: Organization;
+  membership: Membership;
+}
+
+@Injectable()
+export class OrganizationsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<Organization | null> {
+    return manager.findOneBy(Organization, { id });
+  }
+
+  findMembership(organizationId: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<Membership | null> {
+    return manager.findOneBy(Membership, { organizationId, userId });
+  }
+
+  async insert(organization: Partial<Organization> & Pick<Organization, 'id' | 'title'>, manager: EntityManager): Promise<Organization> {
+    await manager.insert(Organization, organization);
+    return (await this.findById(organization.id, manager)) as Organization;
+  }
+
+  async insertMembership(membership: Pick<Membership, 'organizationId' | 'userId' | 'role'>, manager: EntityManager): Promise<void> {
+    await manager.insert(Membership, membership);
+  }
+
+  async update(id: string, changes: Partial<Organization>, manager: EntityManager = this.dataSource.manager): Promise<Organization> {
+    if (Object.keys(changes).length > 0) await manager.update(Organization, { id }, changes);
+    return (await this.findById(id, manager)) as Organization;
+  }
+
+  /** An organization titled `title` in which `userId` is an admin (bootstrap's idempotency key). */
+  findAdministeredByTitle(userId: string, title: string, manager: EntityManager): Promise<Organization | null> {
+    return manager
+      .createQueryBuilder(Organization, 'o')
+      .innerJoin(Membership, 'm', 'm.organization_id = o.id AND m.user_id = :userId AND m.role = :role', { userId, role: 'admin' })
+      .where('o.title = :title', { title })
+      .orderBy('o.created_at', 'ASC')
+      .getOne();
+  }
+
+  /** The caller's organizations, oldest membership first. */
+  listForUser(userId: string, query: ListQueryDto): Promise<Page<OrganizationWithMembership>> {
+    const qb = this.dataSource.manager
+      .createQueryBuilder(Membership, 'm')
+      .innerJoinAndMapOne('m.organization', Organization, 'o', 'o.id = m.organization_id')
+      .where('m.user_id = :userId', { userId });
+    return paginate<OrganizationWithMembership>(qb, query, {
+      list: 'orgs',
+      columns: ['m.joined_at', 'm.organization_id'],
+      direction: 'ASC',
+      keyOf: (row) => [row.membership.joinedAt, row.membership.organizationId],
+      fetch: async (rows) =>
+        (await rows.getMany()).map((membership) => {
+          const { organization, ...rest } = membership as Membership & { organization: Organization };
+          return { organization, membership: Object.assign(new Membership(), rest) };
+        }),
+    });
+  }
+}

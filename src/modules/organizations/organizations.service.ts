@@ -1,0 +1,50 @@
+import { ForbiddenException, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { Page } from '../../common/pagination/paginate';
+import { User } from '../users/user.entity';
+import { CreateOrganizationDto } from './dto/create-organization.dto';
+import { UpdateOrganizationDto } from './dto/update-organization.dto';
+import { Membership } from './membership.entity';
+import { Organization } from './organization.entity';
+import { organizationPermissions } from './organization.policy';
+import { OrganizationsRepository, OrganizationWithMembership } from './organizations.repository';
+
+@Injectable()
+export class OrganizationsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly organizations: OrganizationsRepository,
+  ) {}
+
+  listForUser(user: User, query: ListQueryDto): Promise<Page<OrganizationWithMembership>> {
+    return this.organizations.listForUser(user.id, query);
+  }
+
+  /** Creates an organization with `creator` as its first admin, in one transaction. */
+  async create(creator: User, dto: CreateOrganizationDto, manager?: EntityManager): Promise<OrganizationWithMembership> {
+    const run = async (em: EntityManager) => {
+      const organization = await this.organizations.insert({ id: newId(), title: dto.title, emailDomains: dto.emailDomains ?? [] }, em);
+      await this.organizations.insertMembership({ organizationId: organization.id, userId: creator.id, role: 'admin' }, em);
+      const membership = (await this.organizations.findMembership(organization.id, creator.id, em)) as Membership;
+      return { organization, membership };
+    };
+    return manager ? run(manager) : this.dataSource.transaction(run);
+  }
+
+  async get(membership: Membership): Promise<Organization> {
+    return (await this.organizations.findById(membership.organizationId)) as Organization;
+  }
+
+  async update(membership: Membership, dto: UpdateOrganizationDto): Promise<Organization> {
+    if (!organizationPermissions({ membership }).admin) {
+      throw new ForbiddenException('Only organization admins can update the organization');
+    }
+    const { logo, ...rest } = dto;
+    const changes: Partial<Organization> = { ...rest };
+    if (logo !== undefined) changes.logoUrl = logo;
+    return this.organizations.update(membership.organizationId, changes);
+  }
+}

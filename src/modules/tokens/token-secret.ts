@@ -1,0 +1,13 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const PREFIX = 'quire_';
+
+/** A new API token secret: 32 random bytes, recognisable by its prefix in secret scanners. */
+export function generateTokenSecret(): string {
+  return PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** What the database keeps instead of the secret. */
+export function hashTokenSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}

@@ -1,0 +1,39 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { User } from '../users/user.entity';
+import { generateTokenSecret, hashTokenSecret } from './token-secret';
+import { TokensRepository } from './tokens.repository';
+
+/** `last_used_at` is refreshed at most this often per token, so reads do not turn into writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+@Injectable()
+export class TokensService {
+  private readonly logger = new Logger(TokensService.name);
+
+  constructor(private readonly tokens: TokensRepository) {}
+
+  /** Stores a token for `userId` and returns its secret, which is never readable again. */
+  async issue(userId: string, options: { label?: string; secret?: string; manager?: EntityManager } = {}): Promise<string> {
+    const secret = options.secret ?? generateTokenSecret();
+    await this.tokens.insert({ id: newId(), userId, tokenHash: hashTokenSecret(secret), label: options.label ?? null }, options.manager);
+    return secret;
+  }
+
+  async exists(secret: string, manager?: EntityManager): Promise<boolean> {
+    return this.tokens.existsByHash(hashTokenSecret(secret), manager);
+  }
+
+  /** The user a bearer secret belongs to, or undefined for an unknown secret. */
+  async authenticate(secret: string): Promise<User | undefined> {
+    const owner = await this.tokens.findOwnerByHash(hashTokenSecret(secret));
+    if (!owner) return undefined;
+    const now = new Date();
+    if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      // Off the request path: a failed bookkeeping write must not fail the caller's request.
+      this.tokens.touch(owner.tokenId, now).catch((error: unknown) => this.logger.warn({ msg: 'could not record token use', err: error }));
+    }
+    return owner.user;
+  }
+}

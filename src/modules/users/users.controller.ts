@@ -1,0 +1,32 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../common/auth/current-user.decorator';
+import { publicSchema } from '../../common/openapi/public-schema';
+import { AppConfig } from '../../config/app-config';
+import { presentUser, UserJson } from './user.presenter';
+import { User } from './user.entity';
+import { UsersService } from './users.service';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller('v1')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get('user')
+  @ApiOperation({ operationId: 'getAuthenticatedUser', summary: 'Get the profile of the authenticated user' })
+  @ApiOkResponse({ schema: publicSchema('User') })
+  getAuthenticatedUser(@CurrentUser() user: User): UserJson {
+    return presentUser(user, this.config);
+  }
+
+  @Get('users/:userId')
+  @ApiOperation({ operationId: 'getUserById', summary: 'Get a user who shares an organization with the caller' })
+  @ApiOkResponse({ schema: publicSchema('User') })
+  async getUserById(@CurrentUser() viewer: User, @Param('userId') userId: string): Promise<UserJson> {
+    return presentUser(await this.users.getVisible(viewer, userId), this.config);
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { User } from './user.entity';
+
+@Injectable()
+export class UsersRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
+    return manager.findOneBy(User, { id });
+  }
+
+  findByEmail(email: string, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
+    return manager.createQueryBuilder(User, 'u').where('lower(u.email) = lower(:email)', { email }).getOne();
+  }
+
+  async insert(user: Pick<User, 'id' | 'displayName' | 'email' | 'photoUrl'>, manager: EntityManager = this.dataSource.manager): Promise<User> {
+    await manager.insert(User, user);
+    return (await this.findById(user.id, manager)) as User;
+  }
+
+  /** A user visible to `viewerId`: the same user, or one sharing an organization with them. */
+  findVisibleTo(viewerId: string, userId: string): Promise<User | null> {
+    return this.dataSource.manager
+      .createQueryBuilder(User, 'u')
+      .where('u.id = :userId', { userId })
+      .andWhere(
+        `(u.id = :viewerId OR EXISTS (
+           SELECT 1 FROM memberships mine JOIN memberships theirs ON theirs.organization_id = mine.organization_id
+            WHERE mine.user_id = :viewerId AND theirs.user_id = u.id))`,
+        { viewerId },
+      )
+      .getOne();
+  }
+}

@@ -1,0 +1,28 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { User } from './user.entity';
+import { UsersRepository } from './users.repository';
+
+@Injectable()
+export class UsersService {
+  constructor(private readonly users: UsersRepository) {}
+
+  findByEmail(email: string, manager?: EntityManager): Promise<User | null> {
+    return this.users.findByEmail(email, manager);
+  }
+
+  /** The user with this e-mail, created (named after the e-mail's local part unless `name` is given) if new. */
+  async findOrCreate(email: string, name: string | undefined, manager?: EntityManager): Promise<{ user: User; created: boolean }> {
+    const existing = await this.users.findByEmail(email, manager);
+    if (existing) return { user: existing, created: false };
+    const user = await this.users.insert({ id: newId(), email, displayName: name ?? email.split('@')[0], photoUrl: null }, manager);
+    return { user, created: true };
+  }
+
+  async getVisible(viewer: User, userId: string): Promise<User> {
+    const user = await this.users.findVisibleTo(viewer.id, userId);
+    if (!user) throw new NotFoundException(`User ${userId} not found`);
+    return user;
+  }
+}
