@@ -61,9 +61,9 @@ async function withDataSource<T>(work: (dataSource: DataSource) => Promise<T>): 
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
 
-function parseRole(value: string): MemberRoleOrGuest {
-  if (value === 'guest') return null;
-  if ((MEMBER_ROLES as readonly string[]).includes(value)) return value as MemberRoleOrGuest;
+/** Checks `--role`; `guest` stays a string here (commander treats null as "no value") and maps to null later. */
+function parseRole(value: string): string {
+  if (value === 'guest' || (MEMBER_ROLES as readonly string[]).includes(value)) return value;
   throw new InvalidArgumentError(`expected one of ${MEMBER_ROLES.join(', ')}, guest`);
 }
 
@@ -87,8 +87,9 @@ program
   .requiredOption('--email <email>', 'user e-mail')
   .option('--name <name>', 'display name')
   .addOption(new Option('--role <role>', `${MEMBER_ROLES.join('|')}|guest`).argParser(parseRole).makeOptionMandatory())
-  .action(async (options: { org: string; email: string; name?: string; role: MemberRoleOrGuest }) => {
-    print(await withAdmin((admin) => admin.createUser({ organizationId: options.org, email: options.email, name: options.name, role: options.role })));
+  .action(async (options: { org: string; email: string; name?: string; role: string }) => {
+    const role = options.role === 'guest' ? null : (options.role as MemberRoleOrGuest);
+    print(await withAdmin((admin) => admin.createUser({ organizationId: options.org, email: options.email, name: options.name, role })));
   });
 
 program

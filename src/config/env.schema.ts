@@ -1,24 +1,10 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsEmail,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Length,
-  Matches,
-  Max,
-  Min,
-  validateSync,
-} from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Matches, Max, Min, validateSync } from 'class-validator';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
 const toBool = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
   const v = value.trim().toLowerCase();
@@ -34,49 +20,77 @@ const urlOptions = { require_tld: false, require_protocol: true, protocols: ['ht
  * `.env.example` documents each of them.
  */
 export class EnvironmentVariables {
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT: number = 3000;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST: string = '0.0.0.0';
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DATABASE_POOL_SIZE: number = 10;
 
-  @IsOptional() @IsString() @Length(1, 4096)
+  @IsOptional()
+  @IsString()
+  @Length(1, 4096)
   DATA_DIR: string = './data';
 
-  @IsOptional() @IsUrl(urlOptions)
+  @IsOptional()
+  @IsUrl(urlOptions)
   PUBLIC_URL?: string;
 
-  @IsOptional() @IsUrl(urlOptions)
+  @IsOptional()
+  @IsUrl(urlOptions)
   APP_URL?: string;
 
-  @IsOptional() @IsIn(LOG_LEVELS)
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
 
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   MIGRATIONS_RUN: boolean = true;
 
-  @IsOptional() @Matches(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 512kb or 1mb' })
+  @IsOptional()
+  @Matches(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 512kb or 1mb' })
   BODY_LIMIT: string = '1mb';
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
-  @IsOptional() @IsString() @Length(2, 255)
+  @IsOptional()
+  @IsString()
+  @Length(2, 255)
   BOOTSTRAP_ORG_TITLE?: string;
 
-  @IsOptional() @IsEmail()
+  @IsOptional()
+  @IsEmail()
   BOOTSTRAP_ADMIN_EMAIL?: string;
 
-  @IsOptional() @IsString() @Length(1, 255)
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
   BOOTSTRAP_ADMIN_NAME?: string;
 
-  @IsOptional() @Matches(/^[\x21-\x7e]{32,256}$/, { message: 'must be 32 to 256 printable characters without spaces' })
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{32,256}$/, { message: 'must be 32 to 256 printable characters without spaces' })
   BOOTSTRAP_ADMIN_TOKEN?: string;
 }
 

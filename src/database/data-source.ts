@@ -15,7 +15,8 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     migrationsRun: false,
-    logging: ['error'],
+    // Failed queries surface through the error filter (unexpected ones logged with the request id).
+    logging: false,
     extra: { max: poolSize, connectionTimeoutMillis: 5000, application_name: 'quire' },
   };
 }

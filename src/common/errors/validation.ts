@@ -4,7 +4,9 @@ import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/co
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).slice(0, 1).map((text) => `${path}: ${stripProperty(text, error.property)}`);
+    const own = Object.values(error.constraints ?? {})
+      .slice(0, 1)
+      .map((text) => `${path}: ${stripProperty(text, error.property)}`);
     return own.concat(describeValidationErrors(error.children ?? [], path));
   });
 }

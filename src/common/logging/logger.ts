@@ -1,10 +1,10 @@
 import { LoggerService } from '@nestjs/common';
-import pino, { Logger } from 'pino';
+import pino, { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../../config/env.schema';
 
 /** JSON logs on stdout. Secrets are redacted wherever a request or header object is logged. */
-export function createLogger(level: LogLevel): Logger {
-  return pino({
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'quire' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -12,7 +12,8 @@ export function createLogger(level: LogLevel): Logger {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Nest's per-module and per-route start-up lines: useful when debugging, noise otherwise. */

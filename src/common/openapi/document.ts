@@ -10,6 +10,7 @@ export function buildOpenApiDocument(app: INestApplication, schemas: Record<stri
       'Management API of a self-hosted documentation platform. Response bodies follow the public API description they mirror; ' +
         'every error answers `{"error":{"code":<status>,"message":"..."}}`.',
     )
+    .setOpenAPIVersion('3.1.0')
     .setVersion('1')
     .addBearerAuth()
     .build();

@@ -25,7 +25,16 @@ export class TokensRepository {
   /** The token's user in one round trip: this runs on every authenticated request. */
   async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
     const [row] = await this.dataSource.query<
-      { token_id: string; last_used_at: Date | null; id: string; display_name: string; email: string; photo_url: string | null; created_at: Date; updated_at: Date }[]
+      {
+        token_id: string;
+        last_used_at: Date | null;
+        id: string;
+        display_name: string;
+        email: string;
+        photo_url: string | null;
+        created_at: Date;
+        updated_at: Date;
+      }[]
     >(
       `SELECT t.id AS token_id, t.last_used_at, u.id, u.display_name, u.email, u.photo_url, u.created_at, u.updated_at
          FROM api_tokens t JOIN users u ON u.id = t.user_id

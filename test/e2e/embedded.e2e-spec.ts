@@ -1,0 +1,69 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/run-cli';
+
+/**
+ * The zero-install path: no DATABASE_URL, the server runs its own PostgreSQL under DATA_DIR,
+ * the CLI shares it while the server runs, and SIGTERM stops both cleanly.
+ */
+describe('embedded PostgreSQL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-embedded-'));
+  chmodSync(dataDir, 0o755); // when run as root, PostgreSQL runs as the `postgres` user and must reach its directory
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  let server: ChildProcess | undefined;
+
+  afterAll(() => {
+    server?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function startServer(): Promise<{ process: ChildProcess; port: number; logs: () => string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+        cwd: join(__dirname, '..', '..'),
+        env: { ...process.env, ...env, DATABASE_URL: '', PORT: '47311' } as NodeJS.ProcessEnv,
+      });
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Quire listening')) {
+          clearTimeout(timer);
+          resolve({ process: child, port: 47311, logs: () => output });
+        }
+      });
+      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    });
+  }
+
+  it('serves /health/ready with no DATABASE_URL, shares the database with the CLI, and shuts down on SIGTERM', async () => {
+    const started = await startServer();
+    server = started.process;
+    const ready = await fetch(`http://127.0.0.1:${started.port}/health/ready`);
+    expect(ready.status).toBe(200);
+
+    const cli = await runCli(['bootstrap', '--org', 'Embedded Org', '--email', 'embedded@example.com'], { ...env, DATABASE_URL: '', LOG_LEVEL: 'silent' });
+    expect(cli.stderr).toMatch(/already running/);
+    expect(cli.code).toBe(0);
+    const { token } = JSON.parse(cli.stdout);
+    const me = await fetch(`http://127.0.0.1:${started.port}/v1/user`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+
+    const postmasterPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const exit = new Promise<number | null>((resolve) => started.process.on('exit', (code) => resolve(code)));
+    started.process.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    server = undefined;
+    expect(started.logs()).toMatch(/"msg":"stopped"/);
+    expect(() => process.kill(postmasterPid, 0)).toThrow(); // the embedded PostgreSQL is gone too
+
+    // With no server running, the CLI starts the database itself (and stops it again).
+    const alone = await runCli(['token:create', '--email', 'embedded@example.com'], { ...env, DATABASE_URL: '', LOG_LEVEL: 'silent' });
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toMatch(/embedded PostgreSQL started/);
+    expect(JSON.parse(alone.stdout).token).toMatch(/^quire_/);
+  }, 120_000);
+});

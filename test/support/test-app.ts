@@ -1,0 +1,33 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { DestinationStream } from 'pino';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { createLogger } from '../../src/common/logging/logger';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { TEST_DATABASE_URL } from './database';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  dataSource: DataSource;
+  http: TestAgent;
+  close(): Promise<void>;
+}
+
+/** The real application on the run's database, served in-process; `env` overrides configuration. */
+export async function createTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
+  const databaseUrl = process.env[TEST_DATABASE_URL];
+  if (!databaseUrl) throw new Error(`${TEST_DATABASE_URL} is not set: run e2e tests through jest's e2e project`);
+  const config = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test', LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false', ...env });
+  const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
+  await app.init();
+  return {
+    app,
+    config,
+    dataSource: app.get(DataSource),
+    http: request(app.getHttpServer()),
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,44 @@
+import { loadConfig } from '../../src/config/app-config';
+
+describe('configuration', () => {
+  it('applies defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      databasePoolSize: 10,
+      logLevel: 'info',
+      migrationsRun: true,
+      bodyLimit: '1mb',
+      publicUrl: 'http://localhost:3000',
+    });
+    expect(config.appUrl).toBe(config.publicUrl);
+    expect(config.bootstrap).toBeUndefined();
+  });
+
+  it('parses numbers and booleans, trims trailing slashes, treats empty values as unset', () => {
+    const config = loadConfig({ PORT: '8080', MIGRATIONS_RUN: 'false', PUBLIC_URL: 'https://api.example.com/', APP_URL: '', DATABASE_URL: '' });
+    expect(config).toMatchObject({ port: 8080, migrationsRun: false, publicUrl: 'https://api.example.com', appUrl: 'https://api.example.com' });
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],
+    [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
+    [{ BOOTSTRAP_ORG_TITLE: 'Acme' }, 'BOOTSTRAP_ADMIN_EMAIL'],
+    [{ BOOTSTRAP_ORG_TITLE: 'Acme', BOOTSTRAP_ADMIN_EMAIL: 'not-an-email' }, 'BOOTSTRAP_ADMIN_EMAIL'],
+    [{ BOOTSTRAP_ORG_TITLE: 'Acme', BOOTSTRAP_ADMIN_EMAIL: 'a@b.test', BOOTSTRAP_ADMIN_TOKEN: 'short' }, 'BOOTSTRAP_ADMIN_TOKEN'],
+  ])('refuses %j with one line naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid environment variable ${variable}: [^\\n]+$`));
+  });
+
+  it('reads the bootstrap variables together', () => {
+    const token = 'x'.repeat(40);
+    const config = loadConfig({ BOOTSTRAP_ORG_TITLE: 'Acme', BOOTSTRAP_ADMIN_EMAIL: 'admin@acme.test', BOOTSTRAP_ADMIN_TOKEN: token });
+    expect(config.bootstrap).toEqual({ orgTitle: 'Acme', email: 'admin@acme.test', name: undefined, token });
+  });
+});
