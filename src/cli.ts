@@ -122,13 +122,22 @@ program
   .action(async (name: string) => {
     const file = await withDataSource(async (dataSource) => {
       const { upQueries, downQueries } = await dataSource.driver.createSchemaBuilder().log();
-      if (upQueries.length === 0) return null;
+      // Constraints, indexes and defaults live in the hand-written SQL, not on the entities: the
+      // generator would drop them. Keep such statements out, listed as comments for the reviewer.
+      const unmodelled = /DROP CONSTRAINT|DROP INDEX|DROP DEFAULT|ADD CONSTRAINT|CREATE INDEX|SET DEFAULT/;
+      const up = upQueries.filter((q) => !unmodelled.test(q.query));
+      const down = downQueries.filter((q) => !unmodelled.test(q.query)).reverse();
+      const skipped = upQueries.filter((q) => unmodelled.test(q.query));
+      if (up.length === 0) return null;
       const timestamp = Date.now();
       const render = (queries: { query: string }[]) => queries.map((q) => `    await db.query(${JSON.stringify(q.query)});`).join('\n');
+      const note = skipped.length
+        ? `\n  // Not generated (constraints and indexes are written by hand), review:\n${skipped.map((q) => `  //   ${q.query}`).join('\n')}\n`
+        : '';
       const path = join(process.cwd(), 'migrations', `${timestamp}-${name.replace(/[A-Z]/g, (c, i: number) => (i ? '-' : '') + c.toLowerCase())}.ts`);
       writeFileSync(
         path,
-        `import { MigrationInterface, QueryRunner } from 'typeorm';\n\nexport class ${name}${timestamp} implements MigrationInterface {\n  name = '${name}${timestamp}';\n\n  async up(db: QueryRunner): Promise<void> {\n${render(upQueries)}\n  }\n\n  async down(db: QueryRunner): Promise<void> {\n${render(downQueries.reverse())}\n  }\n}\n`,
+        `import { MigrationInterface, QueryRunner } from 'typeorm';\n\nexport class ${name}${timestamp} implements MigrationInterface {\n  name = '${name}${timestamp}';\n${note}\n  async up(db: QueryRunner): Promise<void> {\n${render(up)}\n  }\n\n  async down(db: QueryRunner): Promise<void> {\n${render(down)}\n  }\n}\n`,
       );
       return path;
     });

@@ -1,0 +1,52 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MemberRoleOrGuest } from '../../common/roles';
+
+export const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
+export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
+export const SPACE_EDIT_MODES = ['live', 'locked'] as const;
+export type SpaceEditMode = (typeof SPACE_EDIT_MODES)[number];
+
+@Entity('spaces')
+export class Space {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column('text')
+  organizationId: string;
+
+  /** Parent collection, null at the top level. */
+  @Column('text', { nullable: true })
+  parentId: string | null;
+
+  @Column('text')
+  title: string;
+
+  @Column('text')
+  emoji: string;
+
+  @Column('text')
+  visibility: SpaceVisibility;
+
+  @Column('text')
+  editMode: SpaceEditMode;
+
+  @Column('text', { nullable: true })
+  defaultLevel: MemberRoleOrGuest;
+
+  /** The active revision: what readers of the space's content see. */
+  @Column('text')
+  revisionId: string;
+
+  @Column('text', { nullable: true })
+  createdBy: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+
+  /** Set by DELETE; the space can be restored for the retention period, then it is purged. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  deletedAt: Date | null;
+}
