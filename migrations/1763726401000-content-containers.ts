@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The shared skeleton that the organization, spaces and content modules build on: teams and
- * their members, collections, spaces and revisions. Each module adds its own columns and tables
+ * their members, collections, spaces, revisions and explicit permission grants. Each module adds its own columns and tables
  * in later migrations.
  */
 export class ContentContainers1763726401000 implements MigrationInterface {
@@ -79,9 +79,41 @@ export class ContentContainers1763726401000 implements MigrationInterface {
     await db.query(`CREATE INDEX revisions_space_idx ON revisions (space_id, created_at, id)`);
     // A space and its first revision point at each other: checked at commit, so both insert in one transaction.
     await db.query(`ALTER TABLE spaces ADD CONSTRAINT spaces_revision_fk FOREIGN KEY (revision_id) REFERENCES revisions (id) DEFERRABLE INITIALLY DEFERRED`);
+
+    // Explicit grants of a role on a space or a collection, to a user or a team.
+    await db.query(`
+      CREATE TABLE permission_grants (
+        id text PRIMARY KEY,
+        organization_id text NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        space_id text REFERENCES spaces (id) ON DELETE CASCADE,
+        collection_id text REFERENCES collections (id) ON DELETE CASCADE,
+        user_id text,
+        team_id text REFERENCES teams (id) ON DELETE CASCADE,
+        role text NOT NULL CHECK (role IN ('admin', 'create', 'review', 'edit', 'comment', 'read')),
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        CHECK (num_nonnulls(space_id, collection_id) = 1),
+        CHECK (num_nonnulls(user_id, team_id) = 1),
+        -- a user grant ends when the user leaves the organization
+        FOREIGN KEY (organization_id, user_id) REFERENCES memberships (organization_id, user_id) ON DELETE CASCADE
+      )`);
+    await db.query(
+      `CREATE UNIQUE INDEX permission_grants_space_user_key ON permission_grants (space_id, user_id) WHERE space_id IS NOT NULL AND user_id IS NOT NULL`,
+    );
+    await db.query(
+      `CREATE UNIQUE INDEX permission_grants_space_team_key ON permission_grants (space_id, team_id) WHERE space_id IS NOT NULL AND team_id IS NOT NULL`,
+    );
+    await db.query(
+      `CREATE UNIQUE INDEX permission_grants_collection_user_key ON permission_grants (collection_id, user_id) WHERE collection_id IS NOT NULL AND user_id IS NOT NULL`,
+    );
+    await db.query(
+      `CREATE UNIQUE INDEX permission_grants_collection_team_key ON permission_grants (collection_id, team_id) WHERE collection_id IS NOT NULL AND team_id IS NOT NULL`,
+    );
+    await db.query(`CREATE INDEX permission_grants_user_idx ON permission_grants (user_id) WHERE user_id IS NOT NULL`);
+    await db.query(`CREATE INDEX permission_grants_team_idx ON permission_grants (team_id) WHERE team_id IS NOT NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP TABLE permission_grants`);
     await db.query(`ALTER TABLE spaces DROP CONSTRAINT spaces_revision_fk`);
     await db.query(`DROP TABLE revisions`);
     await db.query(`DROP TABLE spaces`);

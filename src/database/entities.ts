@@ -1,3 +1,4 @@
+import { PermissionGrant } from '../modules/access/permission-grant.entity';
 import { Collection } from '../modules/collections/collection.entity';
 import { Revision } from '../modules/content/revision.entity';
 import { Membership } from '../modules/organizations/membership.entity';
@@ -22,4 +23,5 @@ export const ENTITIES = [
   Collection,
   Space,
   Revision,
+  PermissionGrant,
 ];
