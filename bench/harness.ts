@@ -1,0 +1,79 @@
+import autocannon from 'autocannon';
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..');
+
+export interface Server {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a server process on `port` and resolves once it answers HTTP at all. */
+export async function startProcess(args: string[], env: Record<string, string | undefined>, port: number): Promise<Server> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port) } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  while (
+    !(await fetch(url).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    if (exited !== undefined) throw new Error(`${args.join(' ')} exited with ${exited}`);
+    if (Date.now() - started > 120_000) throw new Error(`${args.join(' ')} did not start in 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise((done) => {
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface Figures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Loopback load with autocannon: bounded in time, stops by itself. */
+export async function load(url: string, headers: Record<string, string>, seconds: number, connections = 10): Promise<Figures> {
+  const result = await autocannon({ url, headers, duration: seconds, connections, pipelining: 1 });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+export function freePort(): Promise<number> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createServer } = require('node:net') as typeof import('node:net');
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export function row(name: string, quire: Figures, bare: Figures): string {
+  const ratio = (quire.requestsPerSecond / bare.requestsPerSecond).toFixed(2);
+  return `| ${name} | ${quire.requestsPerSecond} | ${quire.p50} | ${quire.p99} | ${bare.requestsPerSecond} | ${bare.p50} | ${bare.p99} | ${ratio} |`;
+}

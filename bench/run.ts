@@ -1,0 +1,116 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase } from '../test/support/database';
+import { freePort, load, ROOT, row, startProcess } from './harness';
+
+/**
+ * `npm run bench`: Quire against a bare node:http + pg server answering the same lookups, side
+ * by side in one run, on loopback, on one fresh database; then the embedded cold start.
+ * BENCH_SECONDS (default 10) sets each measurement's length.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+async function compareWithBaseline(): Promise<void> {
+  const database = await createTestDatabase();
+  try {
+    const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
+    const boot = JSON.parse(
+      execFileSync(process.execPath, [CLI, 'bootstrap', '--org', 'Bench Org', '--email', 'bench@example.com'], { env: { ...process.env, ...env } }).toString(),
+    );
+    const headers = { authorization: `Bearer ${boot.token}` };
+
+    // Quire as it runs by default: one JSON log line per request (LOG_LEVEL=info).
+    const quirePort = await freePort();
+    const quire = await startProcess([MAIN], { ...env, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, quirePort);
+    const barePort = await freePort();
+    const bare = await startProcess(['-r', '@swc-node/register', join(__dirname, 'bare-server.ts')], { DATABASE_URL: database.url }, barePort);
+
+    const spaceId = await createSpace(quire.url, boot.organizationId, headers);
+    const routes: [string, string][] = [['GET /v1/user', '/v1/user']];
+    if (spaceId) routes.push(['GET /v1/spaces/{id}', `/v1/spaces/${spaceId}`]);
+
+    const lines: string[] = [];
+    for (const [name, path] of routes) {
+      await load(quire.url + path, headers, 2); // warm-up
+      await load(bare.url + path, headers, 2);
+      const q = await load(quire.url + path, headers, SECONDS);
+      const b = await load(bare.url + path, headers, SECONDS);
+      if (q.non2xx || b.non2xx || q.errors || b.errors)
+        throw new Error(`${name}: non-2xx or errors (quire ${q.non2xx}/${q.errors}, bare ${b.non2xx}/${b.errors})`);
+      lines.push(row(name, q, b));
+    }
+    await quire.stop();
+    await bare.stop();
+
+    process.stdout.write(`\nThroughput: ${SECONDS}s per measurement, 10 connections, loopback, same database\n\n`);
+    process.stdout.write(
+      '| route | Quire req/s | Quire p50 ms | Quire p99 ms | bare req/s | bare p50 ms | bare p99 ms | Quire/bare |\n|---|---|---|---|---|---|---|---|\n',
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await database.drop();
+  }
+}
+
+/** A space to read, through the API (absent until the spaces module exists). */
+async function createSpace(base: string, organizationId: string, headers: Record<string, string>): Promise<string | undefined> {
+  const res = await fetch(`${base}/v1/orgs/${organizationId}/spaces`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Bench space' }),
+  });
+  return res.status === 201 ? ((await res.json()) as { id: string }).id : undefined;
+}
+
+/** Time from process start to `/health/ready` = 200 on the embedded database: first start (initdb) and a restart. */
+async function coldStart(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'));
+  chmodSync(dataDir, 0o755);
+  const measure = async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      if (Date.now() - started > 120_000) throw new Error('not ready after 120 s');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const elapsed = Date.now() - started;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    return elapsed;
+  };
+  try {
+    const first = await measure();
+    const again = await measure();
+    process.stdout.write(`\nStart to /health/ready on the embedded database: first start (initdb + migrations) ${first} ms, restart ${again} ms\n`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  if (!existsSync(MAIN)) throw new Error('build first: npm run build');
+  await compareWithBaseline();
+  await coldStart();
+  const content = join(__dirname, 'content.ts');
+  if (existsSync(content)) execFileSync(process.execPath, ['-r', '@swc-node/register', content], { stdio: 'inherit', cwd: ROOT });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
