@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
+export { freePort } from '../src/common/free-port';
+
 export const ROOT = join(__dirname, '..');
 
 export interface Server {
@@ -60,17 +62,6 @@ export async function load(url: string, headers: Record<string, string>, seconds
     errors: result.errors,
     non2xx: result.non2xx,
   };
-}
-
-export function freePort(): Promise<number> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { createServer } = require('node:net') as typeof import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export function row(name: string, quire: Figures, bare: Figures): string {
