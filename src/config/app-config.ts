@@ -16,7 +16,15 @@ export class AppConfig {
   readonly migrationsRun: boolean;
   readonly bodyLimit: string;
   readonly shutdownTimeoutMs: number;
+  /** Days a deleted space stays restorable before the purge removes it (SPACE_RETENTION_DAYS). */
+  readonly spaceRetentionDays: number;
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
+  /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
+  readonly signingSecret?: string;
+  /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
+  readonly outbound: { allowPrivate: boolean; timeoutMs: number };
+  /** Bounds of one website import. */
+  readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -30,6 +38,16 @@ export class AppConfig {
     this.migrationsRun = env.MIGRATIONS_RUN;
     this.bodyLimit = env.BODY_LIMIT;
     this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
+    this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
+    this.signingSecret = env.SIGNING_SECRET;
+    this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
+    this.contentImport = {
+      maxPages: env.IMPORT_MAX_PAGES,
+      maxDepth: env.IMPORT_MAX_DEPTH,
+      maxBytes: env.IMPORT_MAX_BYTES,
+      timeoutMs: env.IMPORT_TIMEOUT_MS,
+      concurrency: env.IMPORT_CONCURRENCY,
+    };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,

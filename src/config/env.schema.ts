@@ -75,6 +75,14 @@ export class EnvironmentVariables {
   @Max(600_000)
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
+  /** Days a deleted space stays restorable; the hourly purge removes it afterwards (0: at the next purge). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  SPACE_RETENTION_DAYS: number = 7;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)
@@ -92,6 +100,60 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^[\x21-\x7e]{32,256}$/, { message: 'must be 32 to 256 printable characters without spaces' })
   BOOTSTRAP_ADMIN_TOKEN?: string;
+
+  /** Key that signs the visitor-claims JWT of `POST /v1/orgs/{id}/ping`; unset: a key generated once and kept in the database. */
+  @IsOptional()
+  @IsString()
+  @Length(32, 1024)
+  SIGNING_SECRET?: string;
+
+  /** Lets outbound HTTP (website import, webhooks) reach loopback, private and link-local addresses. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  OUTBOUND_ALLOW_PRIVATE: boolean = false;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  OUTBOUND_TIMEOUT_MS: number = 15_000;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  IMPORT_MAX_PAGES: number = 500;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  IMPORT_MAX_DEPTH: number = 10;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(10 * 1024 * 1024 * 1024)
+  IMPORT_MAX_BYTES: number = 200 * 1024 * 1024;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  IMPORT_TIMEOUT_MS: number = 300_000;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  IMPORT_CONCURRENCY: number = 4;
 }
 
 export class ConfigError extends Error {}
