@@ -29,7 +29,9 @@ export class OrganizationsController {
   @ApiOkResponse({ schema: publicListSchema('Organization') })
   async list(@CurrentUser() user: User, @Query() query: ListQueryDto) {
     const page = await this.organizations.listForUser(user, query);
-    return mapPage(page, ({ organization, membership }) => presentOrganization(organization, organizationPermissions({ membership }), this.config));
+    return mapPage(page, ({ organization, membership, ownsTeam }) =>
+      presentOrganization(organization, organizationPermissions({ membership, ownsTeam }), this.config),
+    );
   }
 
   @Post()
@@ -50,7 +52,7 @@ export class OrganizationsController {
   @ApiOkResponse({ schema: publicSchema('Organization') })
   async get(@CurrentMembership() membership: Membership): Promise<OrganizationJson> {
     const organization = await this.organizations.get(membership);
-    return presentOrganization(organization, organizationPermissions({ membership }), this.config);
+    return presentOrganization(organization, organizationPermissions({ membership, ownsTeam: await this.organizations.ownsTeam(membership) }), this.config);
   }
 
   @Patch(':organizationId')
@@ -60,6 +62,6 @@ export class OrganizationsController {
   @ApiOkResponse({ schema: publicSchema('Organization') })
   async update(@CurrentMembership() membership: Membership, @Body() dto: UpdateOrganizationDto): Promise<OrganizationJson> {
     const organization = await this.organizations.update(membership, dto);
-    return presentOrganization(organization, organizationPermissions({ membership }), this.config);
+    return presentOrganization(organization, organizationPermissions({ membership, ownsTeam: await this.organizations.ownsTeam(membership) }), this.config);
   }
 }

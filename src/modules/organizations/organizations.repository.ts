@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
+import { TeamMember } from '../teams/team-member.entity';
 import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
 
@@ -45,6 +46,17 @@ export class OrganizationsRepository {
       .where('o.title = :title', { title })
       .orderBy('o.created_at', 'ASC')
       .getOne();
+  }
+
+  /** Those of `organizationIds` where `userId` owns at least one team (the `ownTeam` permission). */
+  async withOwnedTeam(userId: string, organizationIds: string[]): Promise<Set<string>> {
+    if (organizationIds.length === 0) return new Set();
+    const rows: { organization_id: string }[] = await this.dataSource.manager
+      .createQueryBuilder(TeamMember, 'tm')
+      .select('DISTINCT tm.organization_id', 'organization_id')
+      .where(`tm.user_id = :userId AND tm.role = 'owner' AND tm.organization_id IN (:...organizationIds)`, { userId, organizationIds })
+      .getRawMany();
+    return new Set(rows.map((row) => row.organization_id));
   }
 
   /** The caller's organizations, oldest membership first. */

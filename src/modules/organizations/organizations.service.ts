@@ -19,8 +19,18 @@ export class OrganizationsService {
     private readonly organizations: OrganizationsRepository,
   ) {}
 
-  listForUser(user: User, query: ListQueryDto): Promise<Page<OrganizationWithMembership>> {
-    return this.organizations.listForUser(user.id, query);
+  async listForUser(user: User, query: ListQueryDto): Promise<Page<OrganizationWithMembership & { ownsTeam: boolean }>> {
+    const page = await this.organizations.listForUser(user.id, query);
+    const owned = await this.organizations.withOwnedTeam(
+      user.id,
+      page.items.map((item) => item.organization.id),
+    );
+    return { ...page, items: page.items.map((item) => ({ ...item, ownsTeam: owned.has(item.organization.id) })) };
+  }
+
+  /** Whether the caller owns a team of the organization (the `ownTeam` permission). */
+  async ownsTeam(membership: Membership): Promise<boolean> {
+    return (await this.organizations.withOwnedTeam(membership.userId, [membership.organizationId])).size > 0;
   }
 
   /** Creates an organization with `creator` as its first admin, in one transaction. */

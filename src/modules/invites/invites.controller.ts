@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Membership } from '../organizations/membership.entity';
+import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
+import { InviteResultJson, presentInviteResult } from './invite.presenter';
+import { InvitesService } from './invites.service';
+
+@ApiTags('members')
+@ApiBearerAuth()
+@ApiParam({ name: 'organizationId' })
+@ApiExtraModels(InviteeDto)
+@UseGuards(OrganizationMemberGuard)
+@Controller('v1/orgs/:organizationId/invites')
+export class InvitesController {
+  constructor(private readonly invites: InvitesService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'inviteUsersToOrganization', summary: 'Add people to the organization by e-mail (admins only)' })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['users', 'invited', 'alreadyMembers'],
+      properties: {
+        users: { type: 'array', items: { type: 'string' }, description: 'Ids of the users added to the organization' },
+        invited: { type: 'number', description: 'How many users were added' },
+        alreadyMembers: { type: 'array', items: { type: 'string' }, description: 'E-mails of people already members, left unchanged' },
+      },
+    },
+  })
+  async invite(@CurrentMembership() caller: Membership, @Body() dto: InviteUsersDto): Promise<InviteResultJson> {
+    return presentInviteResult(await this.invites.invite(caller, dto));
+  }
+}

@@ -1,0 +1,47 @@
+import type { MemberRoleOrGuest } from '../../common/roles';
+import { AppConfig } from '../../config/app-config';
+import { Membership } from '../organizations/membership.entity';
+import { User } from '../users/user.entity';
+import { presentUser, UserJson } from '../users/user.presenter';
+
+/** A membership with its user and live counts, as the member queries return it. */
+export interface MemberRow {
+  membership: Membership;
+  user: User;
+  /** Non-deleted spaces the member holds a grant on, directly or through a team. */
+  spaces: number;
+  teams: number;
+}
+
+/** `Member` as the API shows it (section 2.14). */
+export interface MemberJson {
+  object: 'member';
+  id: string;
+  role: MemberRoleOrGuest;
+  user: UserJson;
+  disabled: boolean;
+  joinedAt: string;
+  lastSeenAt?: string;
+  sso: boolean;
+  spaces: number;
+  teams: number;
+  /** Required by the public schema; Quire has no per-site grants yet, so no member is given a site. */
+  sites: number;
+}
+
+export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig): MemberJson {
+  const json: MemberJson = {
+    object: 'member',
+    id: user.id,
+    role: membership.role,
+    user: presentUser(user, config),
+    disabled: membership.disabled,
+    joinedAt: membership.joinedAt.toISOString(),
+    sso: membership.sso,
+    spaces,
+    teams,
+    sites: 0,
+  };
+  if (membership.lastSeenAt) json.lastSeenAt = membership.lastSeenAt.toISOString();
+  return json;
+}

@@ -1,0 +1,70 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
+import { mapPage } from '../../common/pagination/paginate';
+import { AppConfig } from '../../config/app-config';
+import { Membership } from '../organizations/membership.entity';
+import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { ListMembersQueryDto } from './dto/list-members-query.dto';
+import { UpdateMemberDto } from './dto/update-member.dto';
+import { MemberJson, presentMember } from './member.presenter';
+import { MembersService } from './members.service';
+
+@ApiTags('members')
+@ApiBearerAuth()
+@ApiParam({ name: 'organizationId' })
+@UseGuards(OrganizationMemberGuard)
+@Controller('v1/orgs/:organizationId')
+export class MembersController {
+  constructor(
+    private readonly members: MembersService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get('members')
+  @ApiOperation({ operationId: 'listMembersInOrganizationById', summary: 'List the members of an organization' })
+  @ApiOkResponse({ schema: publicListSchema('OrganizationMember') })
+  async list(@CurrentMembership() caller: Membership, @Query() query: ListMembersQueryDto) {
+    return mapPage(await this.members.list(caller, query), (row) => presentMember(row, this.config));
+  }
+
+  @Get('members/:userId')
+  @ApiOperation({ operationId: 'getMemberInOrganizationById', summary: 'Get a member of an organization' })
+  @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
+  async get(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<MemberJson> {
+    return presentMember(await this.members.get(caller, userId), this.config);
+  }
+
+  @Patch('members/:userId')
+  @ApiOperation({ operationId: 'updateMemberInOrganizationById', summary: "Change a member's role (admins only)" })
+  @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
+  async update(@CurrentMembership() caller: Membership, @Param('userId') userId: string, @Body() dto: UpdateMemberDto): Promise<MemberJson> {
+    return presentMember(await this.members.updateRole(caller, userId, dto.role), this.config);
+  }
+
+  @Delete('members/:userId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'removeMemberFromOrganizationById', summary: 'Remove a member (admins), or leave the organization' })
+  @ApiNoContentResponse({ description: 'The member was removed, with their team memberships and grants' })
+  async remove(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<void> {
+    await this.members.remove(caller, userId);
+  }
+
+  @Post('ping')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'updateOrganizationMemberLastSeenAt', summary: "Record the caller's activity; returns their signed visitor claims" })
+  @ApiOkResponse({
+    schema: { type: 'object', properties: { gitbookVisitorClaims: { type: 'string', description: 'HS256 JWT of the caller’s visitor claims' } } },
+  })
+  ping(@CurrentMembership() caller: Membership): Promise<{ gitbookVisitorClaims: string }> {
+    return this.members.ping(caller);
+  }
+
+  @Post('members/:userId/sso')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'setUserAsSSOMemberForOrganization', summary: 'Mark a member as able to sign in with SSO (admins only)' })
+  @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
+  async markSso(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<MemberJson> {
+    return presentMember(await this.members.markSso(caller, userId), this.config);
+  }
+}

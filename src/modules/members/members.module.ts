@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { MembersController } from './members.controller';
+import { MembersRepository } from './members.repository';
+import { MembersService } from './members.service';
+import { ServerSecretsRepository } from './server-secrets.repository';
+import { VisitorClaimsService } from './visitor-claims.service';
+
+@Module({
+  imports: [OrganizationsModule],
+  controllers: [MembersController],
+  providers: [MembersRepository, MembersService, ServerSecretsRepository, VisitorClaimsService],
+  exports: [MembersRepository],
+})
+export class MembersModule {}

@@ -1,0 +1,82 @@
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Page } from '../../common/pagination/paginate';
+import type { MemberRoleOrGuest } from '../../common/roles';
+import { Membership } from '../organizations/membership.entity';
+import { ListMembersQueryDto } from './dto/list-members-query.dto';
+import { canListMembers, memberPermissions } from './member.policy';
+import { MemberRow } from './member.presenter';
+import { MembersRepository } from './members.repository';
+import { VisitorClaimsService } from './visitor-claims.service';
+
+@Injectable()
+export class MembersService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly members: MembersRepository,
+    private readonly visitorClaims: VisitorClaimsService,
+  ) {}
+
+  list(caller: Membership, query: ListMembersQueryDto): Promise<Page<MemberRow>> {
+    if (!canListMembers(caller)) throw new ForbiddenException('Guests cannot list the members of the organization');
+    return this.members.list(caller.organizationId, query);
+  }
+
+  async get(caller: Membership, userId: string): Promise<MemberRow> {
+    if (!memberPermissions(caller, { userId }).view) throw new ForbiddenException('Guests can only see their own membership');
+    return this.found(caller.organizationId, userId);
+  }
+
+  /** Changes a member's role; the organization always keeps at least one admin. */
+  async updateRole(caller: Membership, userId: string, role: MemberRoleOrGuest): Promise<MemberRow> {
+    if (!memberPermissions(caller, { userId }).update) throw new ForbiddenException('Only organization admins can change roles');
+    return this.dataSource.transaction(async (em) => {
+      const target = await this.lockedTarget(caller.organizationId, userId, em);
+      if (role !== 'admin') await this.keepAnAdmin(target, 'demote', em);
+      await this.members.updateRole(caller.organizationId, userId, role, em);
+      return this.found(caller.organizationId, userId, em);
+    });
+  }
+
+  /** Removes a member (an admin removing anyone, or a member leaving); never the last admin. */
+  async remove(caller: Membership, userId: string): Promise<void> {
+    if (!memberPermissions(caller, { userId }).remove) throw new ForbiddenException('Only organization admins can remove other members');
+    await this.dataSource.transaction(async (em) => {
+      const target = await this.lockedTarget(caller.organizationId, userId, em);
+      await this.keepAnAdmin(target, 'remove', em);
+      await this.members.delete(caller.organizationId, userId, em);
+    });
+  }
+
+  async markSso(caller: Membership, userId: string): Promise<MemberRow> {
+    if (!memberPermissions(caller, { userId }).update) throw new ForbiddenException('Only organization admins can make a member an SSO member');
+    await this.found(caller.organizationId, userId);
+    await this.members.setSso(caller.organizationId, [userId]);
+    return this.found(caller.organizationId, userId);
+  }
+
+  /** Records the caller's activity and returns their visitor claims, signed. */
+  async ping(caller: Membership): Promise<{ gitbookVisitorClaims: string }> {
+    await this.members.touchLastSeen(caller.organizationId, caller.userId);
+    return { gitbookVisitorClaims: await this.visitorClaims.sign(caller) };
+  }
+
+  private async found(organizationId: string, userId: string, manager?: EntityManager): Promise<MemberRow> {
+    const row = await this.members.find(organizationId, userId, manager);
+    if (!row) throw new NotFoundException(`Member ${userId} not found`);
+    return row;
+  }
+
+  private async lockedTarget(organizationId: string, userId: string, em: EntityManager): Promise<Membership> {
+    await this.members.lockAdmins(organizationId, em);
+    return (await this.found(organizationId, userId, em)).membership;
+  }
+
+  private async keepAnAdmin(target: Membership, action: 'demote' | 'remove', em: EntityManager): Promise<void> {
+    if (target.role !== 'admin' || target.disabled) return;
+    if ((await this.members.countOtherAdmins(target.organizationId, target.userId, em)) === 0) {
+      throw new ConflictException(`Cannot ${action} the last admin of the organization: make another member an admin first`);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { AppConfig } from '../../config/app-config';
+import { MemberJson, MemberRow, presentMember } from '../members/member.presenter';
+import type { TeamMemberRole } from './team-member.entity';
+import { Team } from './team.entity';
+import type { TeamPermissions } from './team.policy';
+
+/** A team with its live counts and the caller's role in it, as the team queries return it. */
+export interface TeamRow {
+  team: Team;
+  members: number;
+  /** Non-deleted spaces with a grant to the team. */
+  spaces: number;
+  /** The caller's role in the team; null when they are not in it. */
+  callerRole: TeamMemberRole | null;
+}
+
+/** `Team` as the API shows it (section 2.15). */
+export interface TeamJson {
+  object: 'team';
+  id: string;
+  title: string;
+  members: number;
+  spaces: number;
+  createdAt: string;
+  permissions: TeamPermissions;
+}
+
+export function presentTeam({ team, members, spaces }: TeamRow, permissions: TeamPermissions): TeamJson {
+  return { object: 'team', id: team.id, title: team.title, members, spaces, createdAt: team.createdAt.toISOString(), permissions };
+}
+
+/** Team membership item (2.14): the member as the organization sees them, and their role in the team. */
+export interface TeamMembershipJson {
+  organization: MemberJson;
+  team: { role: TeamMemberRole };
+  permissions: { view: boolean };
+}
+
+export function presentTeamMembership(row: MemberRow, role: TeamMemberRole, permissions: { view: boolean }, config: AppConfig): TeamMembershipJson {
+  return { organization: presentMember(row, config), team: { role }, permissions };
+}
+
+/** Member team item (2.14): a team of the member, and the member's role in it. */
+export interface MemberTeamJson {
+  team: TeamJson;
+  member: { role: TeamMemberRole };
+}
+
+export function presentMemberTeam(row: TeamRow, role: TeamMemberRole, permissions: TeamPermissions): MemberTeamJson {
+  return { team: presentTeam(row, permissions), member: { role } };
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { MembersModule } from '../members/members.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { TeamMembersController } from './team-members.controller';
+import { TeamMembersRepository } from './team-members.repository';
+import { TeamMembersService } from './team-members.service';
+import { TeamsController } from './teams.controller';
+import { TeamsRepository } from './teams.repository';
+import { TeamsService } from './teams.service';
+
+@Module({
+  imports: [OrganizationsModule, MembersModule],
+  controllers: [TeamsController, TeamMembersController],
+  providers: [TeamsRepository, TeamsService, TeamMembersRepository, TeamMembersService],
+  exports: [TeamsRepository],
+})
+export class TeamsModule {}

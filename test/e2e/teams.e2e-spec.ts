@@ -1,0 +1,392 @@
+import { Team } from '../../src/modules/teams/team.entity';
+import { TeamMember } from '../../src/modules/teams/team-member.entity';
+import { addMember, createOrganization, OrgFixture } from '../support/builders';
+import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { addToTeam, createSpace, createTeam, grantSpace, walkList } from '../support/org-admin-builders';
+import { createTestApp, TestApp } from '../support/test-app';
+
+describe('teams', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await createTestApp()));
+  afterAll(() => t.close());
+
+  const teams = (org: OrgFixture) => `/v1/orgs/${org.id}/teams`;
+  const team = (org: OrgFixture, teamId: string) => `${teams(org)}/${teamId}`;
+  const outsider = async () => (await createOrganization(t)).admin;
+  const teamCount = (org: OrgFixture) => t.dataSource.getRepository(Team).countBy({ organizationId: org.id });
+
+  describe('PUT /v1/orgs/{organizationId}/teams', () => {
+    it('requires authentication', async () => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(await t.http.put(teams(org)).send({ title: 'Docs' }), 401);
+    });
+
+    it('answers 404 to a caller from another organization', async () => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(
+        await t.http
+          .put(teams(org))
+          .set(...(await outsider()).auth)
+          .send({ title: 'Docs' }),
+        404,
+      );
+    });
+
+    it('refuses a member who is not an admin with 403', async () => {
+      const org = await createOrganization(t);
+      const creator = await addMember(t, org, 'create');
+      expectErrorEnvelope(
+        await t.http
+          .put(teams(org))
+          .set(...creator.auth)
+          .send({ title: 'Docs' }),
+        403,
+      );
+      expect(await teamCount(org)).toBe(0);
+    });
+
+    it('creates a team with its initial members', async () => {
+      const org = await createOrganization(t);
+      const [a, b] = [await addMember(t, org, 'read'), await addMember(t, org, 'edit')];
+      const res = await t.http
+        .put(teams(org))
+        .set(...org.admin.auth)
+        .send({ title: 'Writers', members: [a.user.id, b.user.email.toUpperCase(), a.user.id] })
+        .expect(201);
+      expectContract(res, 'createOrganizationTeam');
+      expect(res.body).toEqual({
+        object: 'team',
+        id: expect.any(String),
+        title: 'Writers',
+        members: 2,
+        spaces: 0,
+        createdAt: expect.any(String),
+        permissions: { admin: true, view: true },
+      });
+      const roles = await t.dataSource.getRepository(TeamMember).findBy({ teamId: res.body.id });
+      expect(roles.map((row) => row.role)).toEqual(['member', 'member']);
+    });
+
+    it('accepts a title of 64 characters and refuses 65', async () => {
+      const org = await createOrganization(t);
+      const ok = await t.http
+        .put(teams(org))
+        .set(...org.admin.auth)
+        .send({ title: 'a'.repeat(64) })
+        .expect(201);
+      expect(ok.body.title).toBe('a'.repeat(64));
+      expectErrorEnvelope(
+        await t.http
+          .put(teams(org))
+          .set(...org.admin.auth)
+          .send({ title: 'a'.repeat(65) }),
+        400,
+        /title/,
+      );
+    });
+
+    it.each([
+      ['an empty title', { title: '' }, /title/],
+      ['a blank title', { title: '   ' }, /title/],
+      ['a missing title', {}, /title/],
+      ['members that are not strings', { title: 'T', members: [1] }, /members/],
+      ['1001 members', { title: 'T', members: Array.from({ length: 1001 }, (_, i) => `u${i}`) }, /members/],
+      ['an unknown field', { title: 'T', color: 'red' }, /color/],
+    ])('refuses %s with 400 naming the field', async (_case, body, field) => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(
+        await t.http
+          .put(teams(org))
+          .set(...org.admin.auth)
+          .send(body),
+        400,
+        field,
+      );
+    });
+
+    it('refuses members outside the organization with 400 and creates nothing', async () => {
+      const org = await createOrganization(t);
+      const other = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const res = await t.http
+        .put(teams(org))
+        .set(...org.admin.auth)
+        .send({ title: 'T', members: [reader.user.id, other.admin.user.id, 'nobody'] });
+      expectErrorEnvelope(res, 400, /members: not members of the organization: .*nobody/);
+      expect(await teamCount(org)).toBe(0);
+    });
+  });
+
+  describe('GET /v1/orgs/{organizationId}/teams', () => {
+    it('requires authentication', async () => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(await t.http.get(teams(org)), 401);
+    });
+
+    it('answers 404 to a caller from another organization', async () => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(await t.http.get(teams(org)).set(...(await outsider()).auth), 404);
+    });
+
+    it('refuses guests with 403', async () => {
+      const org = await createOrganization(t);
+      const guest = await addMember(t, org, null);
+      expectErrorEnvelope(await t.http.get(teams(org)).set(...guest.auth), 403);
+    });
+
+    it('lists teams with counts and the permissions of the caller, oldest first', async () => {
+      const org = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const first = await createTeam(t, org, { members: [reader] });
+      const owned = await createTeam(t, org, { owners: [reader] });
+      await createTeam(t, await createOrganization(t)); // another organization's
+      const res = await t.http
+        .get(teams(org))
+        .set(...reader.auth)
+        .expect(200);
+      expectContract(res, 'listTeamsInOrganizationById');
+      expect(res.body.count).toBe(2);
+      expect(res.body.items.map((item: any) => [item.id, item.members, item.permissions])).toEqual([
+        [first.id, 1, { admin: false, view: true }],
+        [owned.id, 1, { admin: true, view: true }],
+      ]);
+    });
+
+    it('filters by a case-insensitive substring of the title', async () => {
+      const org = await createOrganization(t);
+      const docs = await createTeam(t, org, { title: 'Docs Writers' });
+      await createTeam(t, org, { title: 'Support' });
+      const percent = await createTeam(t, org, { title: '100% Team' });
+      const search = async (title: string) =>
+        (
+          await t.http
+            .get(teams(org))
+            .query({ title })
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.items.map((item: { id: string }) => item.id);
+      expect(await search('WRITERS')).toEqual([docs.id]);
+      expect(await search('%')).toEqual([percent.id]);
+      expect(await search('nothing')).toEqual([]);
+    });
+
+    it('filters by owner: the teams that member can manage', async () => {
+      const org = await createOrganization(t);
+      const owner = await addMember(t, org, 'read');
+      const mine = await createTeam(t, org, { owners: [owner] });
+      const memberOnly = await createTeam(t, org, { members: [owner] });
+      const other = await createTeam(t, org);
+      const list = async (ownerId: string) =>
+        (
+          await t.http
+            .get(teams(org))
+            .query({ owner: ownerId })
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.items.map((item: { id: string }) => item.id);
+      expect(await list(owner.user.id)).toEqual([mine.id]);
+      expect(await list(org.admin.user.id)).toEqual([mine.id, memberOnly.id, other.id]);
+      expect(await list('nobody')).toEqual([]);
+    });
+
+    it('walks every team exactly once', async () => {
+      const org = await createOrganization(t);
+      const created: string[] = [];
+      for (let i = 0; i < 5; i++) created.push((await createTeam(t, org)).id);
+      const walk = await walkList(t, teams(org), org.admin, { limit: 2 }, (res) => expectContract(res, 'listTeamsInOrganizationById'));
+      expect(walk).toEqual({ ids: created, pages: 3, count: 5 });
+    });
+
+    it('accepts limit=1000 and refuses limit=1001', async () => {
+      const org = await createOrganization(t);
+      await t.http
+        .get(teams(org))
+        .query({ limit: 1000 })
+        .set(...org.admin.auth)
+        .expect(200);
+      expectErrorEnvelope(
+        await t.http
+          .get(teams(org))
+          .query({ limit: 1001 })
+          .set(...org.admin.auth),
+        400,
+        /limit/,
+      );
+    });
+  });
+
+  describe('GET /v1/orgs/{organizationId}/teams/{teamId}', () => {
+    it('requires authentication', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(await t.http.get(team(org, created.id)), 401);
+    });
+
+    it("answers 404 to a caller from another organization, and for another organization's team", async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(await t.http.get(team(org, created.id)).set(...(await outsider()).auth), 404);
+      const other = await createOrganization(t);
+      expectErrorEnvelope(await t.http.get(team(other, created.id)).set(...other.admin.auth), 404);
+      expectErrorEnvelope(await t.http.get(team(org, 'nope')).set(...org.admin.auth), 404);
+    });
+
+    it('refuses guests with 403', async () => {
+      const org = await createOrganization(t);
+      const guest = await addMember(t, org, null);
+      const created = await createTeam(t, org, { members: [guest] });
+      expectErrorEnvelope(await t.http.get(team(org, created.id)).set(...guest.auth), 403);
+    });
+
+    it('answers the team with live member and space counts', async () => {
+      const org = await createOrganization(t);
+      const [a, b] = [await addMember(t, org, 'read'), await addMember(t, org, 'read')];
+      const created = await createTeam(t, org, { members: [a, b] });
+      await grantSpace(t, org, await createSpace(t, org), { teamId: created.id });
+      await grantSpace(t, org, await createSpace(t, org), { teamId: created.id });
+      await grantSpace(t, org, await createSpace(t, org, { deleted: true }), { teamId: created.id });
+      await grantSpace(t, org, await createSpace(t, org), { userId: a.user.id }); // a's own, not the team's
+      const res = await t.http
+        .get(team(org, created.id))
+        .set(...a.auth)
+        .expect(200);
+      expectContract(res, 'getTeamInOrganizationById');
+      expect(res.body).toMatchObject({ id: created.id, members: 2, spaces: 2, permissions: { admin: false, view: true } });
+    });
+  });
+
+  describe('PATCH /v1/orgs/{organizationId}/teams/{teamId}', () => {
+    it('requires authentication', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(await t.http.patch(team(org, created.id)).send({ title: 'New' }), 401);
+    });
+
+    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(
+        await t.http
+          .patch(team(org, created.id))
+          .set(...(await outsider()).auth)
+          .send({ title: 'New' }),
+        404,
+      );
+      expectErrorEnvelope(
+        await t.http
+          .patch(team(org, 'nope'))
+          .set(...org.admin.auth)
+          .send({ title: 'New' }),
+        404,
+      );
+    });
+
+    it('refuses a team owner who is not an admin with 403', async () => {
+      const org = await createOrganization(t);
+      const owner = await addMember(t, org, 'create');
+      const created = await createTeam(t, org, { owners: [owner] });
+      expectErrorEnvelope(
+        await t.http
+          .patch(team(org, created.id))
+          .set(...owner.auth)
+          .send({ title: 'Mine' }),
+        403,
+      );
+    });
+
+    it('renames the team; 64 characters are accepted and 65 refused', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      const res = await t.http
+        .patch(team(org, created.id))
+        .set(...org.admin.auth)
+        .send({ title: 'b'.repeat(64) })
+        .expect(200);
+      expectContract(res, 'updateTeamInOrganizationById');
+      expect(res.body).toMatchObject({ id: created.id, title: 'b'.repeat(64) });
+      expectErrorEnvelope(
+        await t.http
+          .patch(team(org, created.id))
+          .set(...org.admin.auth)
+          .send({ title: 'c'.repeat(65) }),
+        400,
+        /title/,
+      );
+      expectErrorEnvelope(
+        await t.http
+          .patch(team(org, created.id))
+          .set(...org.admin.auth)
+          .send({}),
+        400,
+        /title/,
+      );
+      expect((await t.http.get(team(org, created.id)).set(...org.admin.auth)).body.title).toBe('b'.repeat(64));
+    });
+  });
+
+  describe('DELETE /v1/orgs/{organizationId}/teams/{teamId}', () => {
+    it('requires authentication', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(await t.http.delete(team(org, created.id)), 401);
+    });
+
+    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
+      const org = await createOrganization(t);
+      const created = await createTeam(t, org);
+      expectErrorEnvelope(await t.http.delete(team(org, created.id)).set(...(await outsider()).auth), 404);
+      expectErrorEnvelope(await t.http.delete(team(org, 'nope')).set(...org.admin.auth), 404);
+    });
+
+    it('refuses a member who is not an admin with 403', async () => {
+      const org = await createOrganization(t);
+      const owner = await addMember(t, org, 'create');
+      const created = await createTeam(t, org, { owners: [owner] });
+      expectErrorEnvelope(await t.http.delete(team(org, created.id)).set(...owner.auth), 403);
+    });
+
+    it('deletes the team with its memberships and grants', async () => {
+      const org = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const created = await createTeam(t, org, { members: [reader] });
+      await grantSpace(t, org, await createSpace(t, org), { teamId: created.id });
+      const res = await t.http
+        .delete(team(org, created.id))
+        .set(...org.admin.auth)
+        .expect(204);
+      expect(res.text).toBe('');
+      expectErrorEnvelope(await t.http.get(team(org, created.id)).set(...org.admin.auth), 404);
+      expect(await t.dataSource.getRepository(TeamMember).countBy({ teamId: created.id })).toBe(0);
+      const member = await t.http
+        .get(`/v1/orgs/${org.id}/members/${reader.user.id}`)
+        .set(...org.admin.auth)
+        .expect(200);
+      expect(member.body).toMatchObject({ teams: 0, spaces: 0 });
+    });
+  });
+
+  describe('organization permissions.ownTeam', () => {
+    it('is true for a member who owns a team of the organization', async () => {
+      const org = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const created = await createTeam(t, org, { members: [reader] });
+      const before = await t.http
+        .get(`/v1/orgs/${org.id}`)
+        .set(...reader.auth)
+        .expect(200);
+      expect(before.body.permissions.ownTeam).toBe(false);
+      await addToTeam(t, org, created.id, reader, 'owner');
+      const after = await t.http
+        .get(`/v1/orgs/${org.id}`)
+        .set(...reader.auth)
+        .expect(200);
+      expectContract(after, 'getOrganizationById');
+      expect(after.body.permissions.ownTeam).toBe(true);
+      const list = await t.http
+        .get('/v1/orgs')
+        .set(...reader.auth)
+        .expect(200);
+      expect(list.body.items.map((item: any) => [item.id, item.permissions.ownTeam])).toEqual([[org.id, true]]);
+    });
+  });
+});
