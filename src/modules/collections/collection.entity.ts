@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import { POSITION_TRANSFORMER } from './position';
 
 @Entity('collections')
 export class Collection {
@@ -21,6 +22,13 @@ export class Collection {
 
   @Column('text', { nullable: true })
   defaultLevel: MemberRoleOrGuest;
+
+  /**
+   * Place in the organization's kept order of spaces and collections (shared by both kinds, so a
+   * move may name either as its neighbour). Lists sort by (position, id).
+   */
+  @Column('bigint', { default: 0, transformer: POSITION_TRANSFORMER })
+  position: number;
 
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import { POSITION_TRANSFORMER } from '../collections/position';
 
 export const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
@@ -32,6 +33,13 @@ export class Space {
 
   @Column('text', { nullable: true })
   defaultLevel: MemberRoleOrGuest;
+
+  /**
+   * Place in the organization's kept order of spaces and collections (shared by both kinds, so a
+   * move may name either as its neighbour). Lists sort by (position, id).
+   */
+  @Column('bigint', { default: 0, transformer: POSITION_TRANSFORMER })
+  position: number;
 
   /** The active revision: what readers of the space's content see. */
   @Column('text')

@@ -1,0 +1,32 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../common/auth/current-user.decorator';
+import { publicListSchema } from '../../common/openapi/public-schema';
+import { mapPage } from '../../common/pagination/paginate';
+import { AppConfig } from '../../config/app-config';
+import { Membership } from '../organizations/membership.entity';
+import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { presentSpace } from '../spaces/space.presenter';
+import { User } from '../users/user.entity';
+import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
+import { MemberSpacesService } from './member-spaces.service';
+
+@ApiTags('members')
+@ApiBearerAuth()
+@Controller('v1/orgs/:organizationId/members/:userId/spaces')
+@UseGuards(OrganizationMemberGuard)
+export class MemberSpacesController {
+  constructor(
+    private readonly memberSpaces: MemberSpacesService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @ApiParam({ name: 'organizationId' })
+  @ApiOperation({ operationId: 'listSpacesForOrganizationMember', summary: "List the spaces a member can access, with the member's level on each" })
+  @ApiOkResponse({ schema: publicListSchema('MemberContentPermission') })
+  async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Param('userId') userId: string, @Query() query: MemberSpacesQueryDto) {
+    const page = await this.memberSpaces.list(user, membership, userId, query);
+    return mapPage(page, ({ permission, space, permissions }) => ({ permission, space: presentSpace(space, permissions, this.config) }));
+  }
+}

@@ -1,0 +1,88 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../common/auth/current-user.decorator';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { mapPage } from '../../common/pagination/paginate';
+import type { MemberRoleOrGuest } from '../../common/roles';
+import { AppConfig } from '../../config/app-config';
+import { User } from '../users/user.entity';
+import { InviteDto, UpdateGrantDto } from './dto/invite.dto';
+import { presentTeamGrant, presentUserGrant } from './grant.presenter';
+import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
+import { GrantsService } from './grants.service';
+import { GrantTarget } from './grants.repository';
+import { SpaceAccessService } from './space-access.service';
+
+/** Explicit grants on a space; every route needs `admin` on the space. */
+@ApiTags('spaces')
+@ApiBearerAuth()
+@Controller('v1/spaces/:spaceId/permissions')
+export class SpacePermissionsController {
+  constructor(
+    private readonly spaces: SpaceAccessService,
+    private readonly grants: GrantsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'inviteToSpace', summary: 'Grant a role on the space to users and teams of its organization' })
+  @ApiNoContentResponse()
+  async invite(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: InviteDto): Promise<void> {
+    await this.grants.invite((await this.administered(user, spaceId)).target, dto);
+  }
+
+  @Get('users')
+  @ApiOperation({ operationId: 'listUserPermissionsInSpace', summary: 'List the users with an explicit role on the space' })
+  @ApiOkResponse({ schema: USER_GRANTS_SCHEMA })
+  async listUsers(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: ListQueryDto) {
+    const page = await this.grants.listUsers((await this.administered(user, spaceId)).target, query);
+    return mapPage(page, (grant) => presentUserGrant(grant, this.config));
+  }
+
+  @Get('teams')
+  @ApiOperation({ operationId: 'listTeamPermissionsInSpace', summary: 'List the teams with an explicit role on the space' })
+  @ApiOkResponse({ schema: TEAM_GRANTS_SCHEMA })
+  async listTeams(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: ListQueryDto) {
+    const { target, organizationRole } = await this.administered(user, spaceId);
+    const page = await this.grants.listTeams(target, user.id, query);
+    return mapPage(page, (grant) => presentTeamGrant(grant, organizationRole));
+  }
+
+  @Patch('users/:userId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'updateUserPermissionInSpace', summary: "Change a user's role on the space" })
+  @ApiNoContentResponse()
+  async updateUser(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('userId') userId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole((await this.administered(user, spaceId)).target, { userId }, dto.role);
+  }
+
+  @Delete('users/:userId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'removeUserFromSpace', summary: "Remove a user's explicit role on the space" })
+  @ApiNoContentResponse()
+  async removeUser(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('userId') userId: string): Promise<void> {
+    await this.grants.remove((await this.administered(user, spaceId)).target, { userId });
+  }
+
+  @Patch('teams/:teamId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'updateTeamPermissionInSpace', summary: "Change a team's role on the space" })
+  @ApiNoContentResponse()
+  async updateTeam(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('teamId') teamId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole((await this.administered(user, spaceId)).target, { teamId }, dto.role);
+  }
+
+  @Delete('teams/:teamId')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'removeTeamFromSpace', summary: "Remove a team's explicit role on the space" })
+  @ApiNoContentResponse()
+  async removeTeam(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('teamId') teamId: string): Promise<void> {
+    await this.grants.remove((await this.administered(user, spaceId)).target, { teamId });
+  }
+
+  private async administered(user: User, spaceId: string): Promise<{ target: GrantTarget; organizationRole: MemberRoleOrGuest }> {
+    const { space, organizationRole } = await this.spaces.require(user, spaceId, 'admin');
+    return { target: { kind: 'space', id: space.id, organizationId: space.organizationId }, organizationRole };
+  }
+}

@@ -1,0 +1,21 @@
+import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import type { MemberRoleOrGuest } from '../../common/roles';
+import { OrganizationsRepository } from '../organizations/organizations.repository';
+import { User } from '../users/user.entity';
+import { canTransfer } from './access.policy';
+
+/** Who may move a space or collection to another organization (see `canTransfer`). */
+@Injectable()
+export class TransferAccessService {
+  constructor(private readonly organizations: OrganizationsRepository) {}
+
+  /** 400 for the same organization, 403 unless the caller administers the source, 404 when the target is not one of theirs, 403 unless they administer it. */
+  async requireTransfer(user: User, source: { organizationId: string; organizationRole: MemberRoleOrGuest }, targetOrganizationId: string): Promise<void> {
+    if (targetOrganizationId === source.organizationId) throw new BadRequestException('organization: the content is already in this organization');
+    if (source.organizationRole !== 'admin') throw new ForbiddenException(`Only admins of organization ${source.organizationId} can transfer its content`);
+    const target = await this.organizations.findMembership(targetOrganizationId, user.id);
+    if (!target || target.disabled) throw new NotFoundException(`Organization ${targetOrganizationId} not found`);
+    if (!canTransfer(source.organizationRole, target.role))
+      throw new ForbiddenException(`Only admins of organization ${targetOrganizationId} can transfer content into it`);
+  }
+}

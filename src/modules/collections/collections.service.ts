@@ -1,0 +1,107 @@
+import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { newId } from '../../common/ids';
+import { Page } from '../../common/pagination/paginate';
+import { CollectionAccess, CollectionAccessService } from '../access/collection-access.service';
+import type { CollectionPermissions } from '../access/access.policy';
+import { TransferAccessService } from '../access/transfer-access.service';
+import { Membership } from '../organizations/membership.entity';
+import { User } from '../users/user.entity';
+import { Collection } from './collection.entity';
+import { CollectionsRepository } from './collections.repository';
+import { ContentTreeService } from './content-tree.service';
+import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';
+import { MoveDto, TransferDto } from './dto/move.dto';
+
+export interface CollectionWithPermissions {
+  collection: Collection;
+  permissions: CollectionPermissions;
+}
+
+@Injectable()
+export class CollectionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly collections: CollectionsRepository,
+    private readonly tree: ContentTreeService,
+    private readonly access: CollectionAccessService,
+    private readonly transfers: TransferAccessService,
+  ) {}
+
+  async create(user: User, membership: Membership, dto: CreateCollectionDto): Promise<CollectionAccess> {
+    const { organizationId } = membership;
+    await this.access.requireCreateIn(user, organizationId, membership.role, dto.parent ?? null);
+    const id = newId();
+    await this.dataSource.transaction(async (em) => {
+      await this.tree.lock(organizationId, em);
+      const position = await this.tree.end(organizationId, em);
+      await this.collections.insert({ id, organizationId, parentId: dto.parent ?? null, title: dto.title ?? '', position }, em);
+    });
+    return this.access.resolve(user, id);
+  }
+
+  get(user: User, collectionId: string): Promise<CollectionAccess> {
+    return this.access.require(user, collectionId, 'view');
+  }
+
+  async update(user: User, collectionId: string, dto: UpdateCollectionDto): Promise<CollectionAccess> {
+    await this.access.require(user, collectionId, 'admin');
+    const changes: Partial<Collection> = {};
+    if (dto.title !== undefined) changes.title = dto.title;
+    if (dto.description !== undefined) changes.description = dto.description;
+    if (dto.defaultLevel !== undefined) changes.defaultLevel = dto.defaultLevel;
+    await this.collections.update(collectionId, changes);
+    return this.access.resolve(user, collectionId);
+  }
+
+  /** Refused (409) while the collection holds spaces or collections: deleting content takes an explicit step per space. */
+  async delete(user: User, collectionId: string): Promise<void> {
+    const { collection } = await this.access.require(user, collectionId, 'admin');
+    await this.dataSource.transaction(async (em) => {
+      await this.tree.lock(collection.organizationId, em);
+      const children = await this.collections.countChildren(collectionId, em);
+      if (children.spaces > 0 || children.collections > 0) {
+        throw new ConflictException(
+          `Collection ${collectionId} still holds ${children.spaces} space(s) and ${children.collections} collection(s): move or delete them first`,
+        );
+      }
+      await this.collections.delete(collectionId, em);
+    });
+  }
+
+  async move(user: User, collectionId: string, dto: MoveDto): Promise<CollectionAccess> {
+    if (dto.parent === undefined && dto.position === undefined) throw new BadRequestException('parent: give parent, position or both');
+    const { collection, organizationRole } = await this.access.require(user, collectionId, 'admin');
+    const parentId = dto.parent === undefined ? collection.parentId : dto.parent;
+    if (parentId !== collection.parentId) await this.access.requireCreateIn(user, collection.organizationId, organizationRole, parentId);
+    await this.dataSource.transaction(async (em) => {
+      await this.tree.lock(collection.organizationId, em);
+      // Checked under the tree lock, so two concurrent moves cannot build a cycle between them.
+      if (parentId !== null && (await this.collections.isWithin(parentId, collectionId, em))) {
+        throw new BadRequestException(`parent: collection ${parentId} is ${parentId === collectionId ? 'the collection itself' : 'inside the collection'}`);
+      }
+      const current = (await this.collections.findById(collectionId, em)) as Collection;
+      const position = await this.tree.placeForMove({ kind: 'collection', ...current }, parentId, dto.position, em);
+      await this.collections.update(collectionId, { parentId, position }, em);
+    });
+    return this.access.resolve(user, collectionId);
+  }
+
+  /** Moves the collection and everything in it to the top level of another organization; grants are dropped. */
+  async transfer(user: User, collectionId: string, dto: TransferDto): Promise<CollectionAccess> {
+    const { collection, organizationRole } = await this.access.require(user, collectionId, 'view');
+    await this.transfers.requireTransfer(user, { organizationId: collection.organizationId, organizationRole }, dto.organization);
+    await this.dataSource.transaction(async (em) => {
+      await this.tree.lockAll([collection.organizationId, dto.organization], em);
+      await this.collections.transferSubtree(collectionId, dto.organization, em);
+    });
+    return this.access.resolve(user, collectionId);
+  }
+
+  async listInOrganization(user: User, membership: Membership, query: ListCollectionsQueryDto): Promise<Page<CollectionWithPermissions>> {
+    const page = await this.collections.listInOrganization(membership.organizationId, query.nested, { userId: user.id, role: membership.role }, query);
+    const permissions = await this.access.permissionsFor(user, page.items);
+    return { ...page, items: page.items.map((collection) => ({ collection, permissions: permissions.get(collection.id) as CollectionPermissions })) };
+  }
+}

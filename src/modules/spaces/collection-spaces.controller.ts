@@ -1,0 +1,29 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../common/auth/current-user.decorator';
+import { publicListSchema } from '../../common/openapi/public-schema';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { mapPage } from '../../common/pagination/paginate';
+import { AppConfig } from '../../config/app-config';
+import { User } from '../users/user.entity';
+import { presentSpace } from './space.presenter';
+import { SpacesService } from './spaces.service';
+
+/** The spaces of a collection: a collections route, served here because it lists spaces. */
+@ApiTags('collections')
+@ApiBearerAuth()
+@Controller('v1/collections/:collectionId/spaces')
+export class CollectionSpacesController {
+  constructor(
+    private readonly spaces: SpacesService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'listSpacesInCollectionById', summary: 'List the spaces of a collection, in their kept order' })
+  @ApiOkResponse({ schema: publicListSchema('Space') })
+  async list(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Query() query: ListQueryDto) {
+    const page = await this.spaces.listInCollection(user, collectionId, query);
+    return mapPage(page, ({ space, permissions }) => presentSpace(space, permissions, this.config));
+  }
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { RevisionLifecycleService } from '../content/revision-lifecycle.service';
+import { Clock } from './clock';
+import { SpacesRepository } from './spaces.repository';
+
+/** Advisory-lock key held by the replica running the purge; the others skip their turn. */
+const PURGE_LOCK = 0x717569_21;
+
+/** Spaces removed per transaction: short transactions, so a purge never holds many rows (or a restore) for long. */
+export const PURGE_BATCH_SIZE = 50;
+
+export interface PurgeResult {
+  /** False when another replica held the purge lock, so this one did nothing. */
+  ran: boolean;
+  purged: number;
+}
+
+/** The retention period of deleted spaces (section 3: restorable for 7 days, then removed). */
+@Injectable()
+export class SpaceRetentionService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    private readonly spaces: SpacesRepository,
+    private readonly revisions: RevisionLifecycleService,
+  ) {}
+
+  /** Spaces deleted at or before this instant are past the retention period. */
+  cutoff(): Date {
+    return new Date(this.clock.now().getTime() - this.config.spaceRetentionDays * 86_400_000);
+  }
+
+  isRestorable(deletedAt: Date): boolean {
+    return deletedAt > this.cutoff();
+  }
+
+  /**
+   * Removes every space past the retention period, batch by batch, then the content no revision
+   * uses any more. Only one process runs it at a time (an advisory lock on a dedicated connection).
+   */
+  async purgeExpired(batchSize = PURGE_BATCH_SIZE): Promise<PurgeResult> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [PURGE_LOCK]);
+      if (!locked) return { ran: false, purged: 0 };
+      try {
+        const cutoff = this.cutoff();
+        let purged = 0;
+        for (;;) {
+          const ids = await runner.manager.transaction((em) => this.spaces.purgeBatch(cutoff, batchSize, em));
+          purged += ids.length;
+          if (ids.length < batchSize) break;
+        }
+        if (purged > 0) await runner.manager.transaction((em) => this.revisions.collectGarbage(em));
+        return { ran: true, purged };
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [PURGE_LOCK]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module';
+import { CollectionsModule } from '../collections/collections.module';
+import { ContentModule } from '../content/content.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { Clock } from './clock';
+import { CollectionSpacesController } from './collection-spaces.controller';
+import { SpaceRetentionJob } from './space-retention.job';
+import { SpaceRetentionService } from './space-retention.service';
+import { SpacesController } from './spaces.controller';
+import { SpacesRepository } from './spaces.repository';
+import { SpacesService } from './spaces.service';
+
+@Module({
+  imports: [AccessModule, CollectionsModule, ContentModule, OrganizationsModule],
+  controllers: [SpacesController, CollectionSpacesController],
+  providers: [SpacesRepository, SpacesService, SpaceRetentionService, SpaceRetentionJob, Clock],
+  exports: [SpacesService, SpaceRetentionService],
+})
+export class SpacesModule {}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { Page, paginate } from '../../common/pagination/paginate';
+import type { MemberRoleOrGuest } from '../../common/roles';
+import { AccessRepository } from '../access/access.repository';
+import { PermissionGrant } from '../access/permission-grant.entity';
+import { Space } from './space.entity';
+
+/** Value of `revision_id` between a space's insert and its first revision's, in one transaction (the foreign key is checked at commit). */
+const REVISION_PENDING = '';
+
+export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt'>;
+
+@Injectable()
+export class SpacesRepository {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly access: AccessRepository,
+  ) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<Space | null> {
+    return manager.findOneBy(Space, { id });
+  }
+
+  /** The space, its row locked until the transaction ends (restore holds it so the purge skips it). */
+  findForUpdate(id: string, manager: EntityManager): Promise<Space | null> {
+    return manager.createQueryBuilder(Space, 's').setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
+  }
+
+  /** Inserts a space whose revision the caller creates next, then points it there with `setRevision`. */
+  async insert(space: NewSpace, manager: EntityManager): Promise<void> {
+    await manager.insert(Space, { ...space, revisionId: REVISION_PENDING });
+  }
+
+  async setRevision(id: string, revisionId: string, manager: EntityManager): Promise<void> {
+    await manager.update(Space, { id }, { revisionId });
+  }
+
+  async update(id: string, changes: Partial<Space>, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    if (Object.keys(changes).length > 0) await manager.update(Space, { id }, changes);
+  }
+
+  /** Soft delete; false when the space was already deleted. */
+  async markDeleted(id: string, at: Date): Promise<boolean> {
+    const result = await this.dataSource.manager
+      .createQueryBuilder()
+      .update(Space)
+      .set({ deletedAt: at })
+      .where('id = :id AND deleted_at IS NULL', { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Grants name users and teams of one organization: they go when the space leaves it. */
+  async dropGrants(spaceId: string, manager: EntityManager): Promise<void> {
+    await manager.delete(PermissionGrant, { spaceId });
+  }
+
+  /** An organization's spaces the viewer can see, in the kept order. */
+  listInOrganization(organizationId: string, viewer: { userId: string; role: MemberRoleOrGuest }, query: ListQueryDto): Promise<Page<Space>> {
+    const qb = this.live().andWhere('s.organization_id = :organizationId', { organizationId });
+    this.access.restrictSpacesToVisible(qb, 's', { organizationId, ...viewer });
+    return this.inOrder(qb, query, 'org-spaces');
+  }
+
+  /** A collection's spaces the viewer can see, in the kept order. */
+  listInCollection(
+    collectionId: string,
+    viewer: { organizationId: string; userId: string; role: MemberRoleOrGuest },
+    query: ListQueryDto,
+  ): Promise<Page<Space>> {
+    const qb = this.live().andWhere('s.parent_id = :collectionId', { collectionId });
+    this.access.restrictSpacesToVisible(qb, 's', viewer);
+    return this.inOrder(qb, query, 'collection-spaces');
+  }
+
+  /**
+   * Deletes up to `limit` spaces deleted at or before `cutoff`, with everything that cascades from
+   * them (revisions and their content, grants); returns their ids. Rows locked by a restore in
+   * progress are skipped, and one restored meanwhile no longer matches.
+   */
+  async purgeBatch(cutoff: Date, limit: number, manager: EntityManager): Promise<string[]> {
+    const result = await manager
+      .createQueryBuilder()
+      .delete()
+      .from(Space)
+      .where(
+        `id IN (SELECT id FROM spaces WHERE deleted_at IS NOT NULL AND deleted_at <= :cutoff
+                 ORDER BY deleted_at, id LIMIT :limit FOR UPDATE SKIP LOCKED)`,
+        { cutoff, limit },
+      )
+      .returning('id')
+      .execute();
+    return (result.raw as { id: string }[]).map((row) => row.id);
+  }
+
+  private live(): SelectQueryBuilder<Space> {
+    return this.dataSource.manager.createQueryBuilder(Space, 's').where('s.deleted_at IS NULL');
+  }
+
+  private inOrder(qb: SelectQueryBuilder<Space>, query: ListQueryDto, list: string): Promise<Page<Space>> {
+    return paginate<Space>(qb, query, {
+      list: `${list}:position:asc`,
+      columns: ['s.position', 's.id'],
+      direction: 'ASC',
+      keyOf: (space) => [space.position, space.id],
+    });
+  }
+}
