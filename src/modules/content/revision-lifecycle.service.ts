@@ -2,13 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { Revision } from './revision.entity';
+import { SearchIndexRepository } from './search/search-index.repository';
+
+export interface GarbageCollected {
+  documents: number;
+  blobs: number;
+}
 
 /**
- * How other modules create and copy a space's content, without knowing its model: the spaces
- * module calls these inside its own transactions. The content module owns what a revision holds.
+ * How other modules create, copy, activate and clean up a space's content without knowing its
+ * model: the spaces module (and change requests) call these inside their own transactions.
  */
 @Injectable()
 export class RevisionLifecycleService {
+  constructor(private readonly searchIndex: SearchIndexRepository) {}
+
   /** The empty first revision of a new space; the caller points the space at it in the same transaction. */
   async createInitial(spaceId: string, userId: string | null, manager: EntityManager): Promise<Revision> {
     const revision = manager.create(Revision, { id: newId(), spaceId, parents: [], type: 'edits', createdBy: userId });
@@ -17,13 +25,84 @@ export class RevisionLifecycleService {
   }
 
   /**
-   * A revision of `spaceId` with the same content as `revisionId` (used by space duplication).
-   * Revisions are immutable, so the copy shares everything it can with the source.
+   * A revision of `spaceId` with the same content as `revisionId` (space duplication), indexed for
+   * search as the new space's active revision. Revisions are immutable, so the copy shares every
+   * body and every file's bytes with the source: only tree rows are copied, with the same page and
+   * file ids (ids are unique within a revision, and links between them stay valid).
    */
   async copyToSpace(revisionId: string, spaceId: string, userId: string | null, manager: EntityManager): Promise<Revision> {
     const source = await manager.findOneByOrFail(Revision, { id: revisionId });
-    const copy = manager.create(Revision, { id: newId(), spaceId, parents: [source.id], type: source.type, createdBy: userId });
+    const copy = manager.create(Revision, {
+      id: newId(),
+      spaceId,
+      parents: [source.id],
+      type: source.type,
+      createdBy: userId,
+      variables: source.variables,
+      git: source.git,
+    });
     await manager.insert(Revision, copy);
+    const params = [copy.id, source.id];
+    await manager.query(
+      `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+                                   hidden, no_index, no_robots_index, variables, document_id, link_target, created_at, updated_at)
+       SELECT $1, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+              hidden, no_index, no_robots_index, variables, document_id, link_target, created_at, updated_at
+       FROM revision_pages WHERE revision_id = $2`,
+      params,
+    );
+    await manager.query(
+      `INSERT INTO revision_files (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
+       SELECT $1, file_id, name, content_type, size, width, height, blob_id, created_at FROM revision_files WHERE revision_id = $2`,
+      params,
+    );
+    await manager.query(
+      `INSERT INTO revision_reusable_contents (revision_id, reusable_content_id, title, document_id)
+       SELECT $1, reusable_content_id, title, document_id FROM revision_reusable_contents WHERE revision_id = $2`,
+      params,
+    );
+    await manager.query(
+      `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
+       SELECT $1, target_key, status, target, pages FROM revision_links WHERE revision_id = $2`,
+      params,
+    );
+    await this.searchIndex.rebuild(spaceId, copy.id, manager);
     return (await manager.findOneByOrFail(Revision, { id: copy.id })) as Revision;
+  }
+
+  /**
+   * Makes `revisionId` the space's active revision and re-indexes the space for search, in the
+   * caller's transaction. Lock the space row first when the new revision was built from the
+   * previous active one, so two writers cannot both build on the same parent.
+   */
+  async activate(spaceId: string, revisionId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`UPDATE spaces SET revision_id = $2 WHERE id = $1`, [spaceId, revisionId]);
+    await this.searchIndex.rebuild(spaceId, revisionId, manager);
+  }
+
+  /**
+   * Removes bodies and file bytes that no revision uses any more (after the spaces module purged
+   * spaces, whose revisions cascade away). Rows a concurrent transaction is just starting to
+   * reference are locked by its foreign-key check and skipped here, so a purge never blocks a
+   * writer; they are collected on a later run if they stay unused.
+   */
+  async collectGarbage(manager: EntityManager): Promise<GarbageCollected> {
+    // DELETE through TypeORM's query() answers [rows, affected count].
+    const [, documents]: [unknown[], number] = await manager.query(
+      `DELETE FROM documents WHERE id IN (
+         SELECT d.id FROM documents d
+         WHERE NOT EXISTS (SELECT 1 FROM revision_pages p WHERE p.document_id = d.id)
+           AND NOT EXISTS (SELECT 1 FROM revision_reusable_contents r WHERE r.document_id = d.id)
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+    );
+    const [, blobs]: [unknown[], number] = await manager.query(
+      `DELETE FROM blobs WHERE id IN (
+         SELECT b.id FROM blobs b
+         WHERE NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.blob_id = b.id)
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+    );
+    return { documents, blobs };
   }
 }

@@ -1,5 +1,17 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+export const REVISION_TYPES = ['edits', 'merge', 'rollback', 'update', 'computed'] as const;
+export type RevisionType = (typeof REVISION_TYPES)[number];
+
+/** Metadata of the git commit a revision came from (Git Sync); mutable, so `metadata=false` leaves it out. */
+export interface RevisionGit {
+  oid: string;
+  message: string;
+  createdByGitBook: boolean;
+  url?: string;
+  ref?: string;
+}
+
 /** An immutable snapshot of a space's content. Pages, files and the rest hang off it. */
 @Entity('revisions')
 export class Revision {
@@ -13,11 +25,17 @@ export class Revision {
   parents: string[];
 
   @Column('text', { default: 'edits' })
-  type: string;
+  type: RevisionType;
 
   @Column('text', { nullable: true })
   createdBy: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
+
+  @Column('jsonb', { nullable: true })
+  git: RevisionGit | null;
+
+  @Column('jsonb', { default: () => "'{}'" })
+  variables: Record<string, string | number | boolean>;
 }

@@ -1,0 +1,169 @@
+import { AppConfig } from '../../config/app-config';
+import type { PageWithBody } from './content.repository';
+import { toJsonDocument } from './markdown/json-document';
+import { withRelativeRefs } from './markdown/markdown-refs';
+import { RevisionFile } from './revision-file.entity';
+import { PageLayout } from './revision-page.entity';
+import { RevisionReusableContent } from './revision-reusable-content.entity';
+import { Revision } from './revision.entity';
+
+type Json = Record<string, unknown>;
+
+/** Where a revision is read from: its space, and whether it is the active one (URLs differ). */
+export interface RevisionContext {
+  config: AppConfig;
+  organizationId: string;
+  spaceId: string;
+  revisionId: string;
+  active: boolean;
+}
+
+export interface BodyOptions {
+  /** `markdown` (default) or the `document` JSON tree. */
+  format: 'markdown' | 'document';
+  /** Page refs as paths relative to the page (default) or as stable `/pages/ID` refs. */
+  refs: 'relative' | 'stable';
+}
+
+const DEFAULT_BODY: BodyOptions = { format: 'markdown', refs: 'relative' };
+
+/** Every layout flag the public schema requires, shown when a page has not set it. */
+const DEFAULT_LAYOUT = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+};
+
+/** App URLs of content sit under the space's own (`/o/{org}/s/{space}`); an older revision's under `~/revisions/{id}`. */
+function revisionBase(context: RevisionContext): string {
+  const space = `/o/${context.organizationId}/s/${context.spaceId}`;
+  return context.active ? space : `${space}/~/revisions/${context.revisionId}`;
+}
+
+export function pageAppUrl(context: RevisionContext, path: string | null): string {
+  return context.config.appLink(`${revisionBase(context)}${path ? `/${path.split('/').map(encodeURIComponent).join('/')}` : ''}`);
+}
+
+export function presentFile(context: RevisionContext, file: RevisionFile): Json {
+  const json: Json = {
+    id: file.fileId,
+    name: file.name,
+    contentType: file.contentType,
+    // Always the revision's own route: revisions are immutable, so the URL names fixed bytes.
+    downloadURL: context.config.apiUrl(`/v1/spaces/${context.spaceId}/revisions/${context.revisionId}/files/${file.fileId}/download`),
+    size: file.size,
+  };
+  if (file.width !== null && file.height !== null) json.dimensions = { width: file.width, height: file.height };
+  return json;
+}
+
+/**
+ * Pages as the public `RevisionPage` variants. Document pages carry their body: the public schema
+ * makes a document page's body part of the page (markdown, document, or neither, with nothing else).
+ */
+export class PagePresenter {
+  private readonly children = new Map<string | null, PageWithBody[]>();
+  private readonly paths = new Map<string, string | null>();
+
+  constructor(
+    private readonly context: RevisionContext,
+    pages: PageWithBody[],
+    allPaths?: Map<string, string | null>,
+  ) {
+    for (const page of pages) {
+      const siblings = this.children.get(page.parentId) ?? [];
+      siblings.push(page);
+      this.children.set(page.parentId, siblings);
+      this.paths.set(page.pageId, page.path);
+    }
+    for (const siblings of this.children.values()) siblings.sort((a, b) => a.position - b.position);
+    for (const [id, path] of allPaths ?? []) this.paths.set(id, path);
+  }
+
+  /** The top of the tree (pages without a parent), nested. */
+  roots(): Json[] {
+    return (this.children.get(null) ?? []).map((page) => this.present(page, DEFAULT_BODY));
+  }
+
+  /** One page with its descendants; `body` applies to that page, its children show markdown. */
+  page(page: PageWithBody, body: BodyOptions = DEFAULT_BODY): Json {
+    return this.present(page, body);
+  }
+
+  private present(page: PageWithBody, body: BodyOptions): Json {
+    const common: Json = { id: page.pageId, title: page.title };
+    if (page.emoji) common.emoji = page.emoji;
+    if (page.icon) common.icon = page.icon;
+    common.createdAt = page.createdAt.toISOString();
+    common.updatedAt = page.updatedAt.toISOString();
+    const nested = () => (this.children.get(page.pageId) ?? []).filter((child) => child.kind !== 'group').map((child) => this.present(child, DEFAULT_BODY));
+
+    if (page.kind === 'link') {
+      const target = page.linkTarget ?? { kind: 'url', url: '' };
+      const json: Json = { ...common, kind: 'link', type: 'link', target, hidden: page.hidden };
+      if (target.kind === 'url') json.href = target.url;
+      return json;
+    }
+    const flags = { hidden: page.hidden, noIndex: page.noIndex, noRobotsIndex: page.noRobotsIndex };
+    if (page.kind === 'group') return { ...common, kind: 'group', type: 'group', slug: page.slug, path: page.path, ...flags, pages: nested() };
+
+    const json: Json = {
+      ...common,
+      kind: 'sheet',
+      type: 'document',
+      urls: { app: pageAppUrl(this.context, page.path) },
+      slug: page.slug,
+      path: page.path,
+      pages: nested(),
+      layout: { ...DEFAULT_LAYOUT, ...(page.layout as PageLayout | null) },
+      tags: [],
+      ...flags,
+    };
+    if (page.description) json.description = page.description;
+    if (page.cover) json.cover = page.cover;
+    if (Object.keys(page.variables ?? {}).length > 0) json.variables = page.variables;
+    if (page.documentId) json.documentId = page.documentId;
+    const markdown = page.markdown ?? '';
+    const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.paths.get(id)) : markdown;
+    if (body.format === 'document') json.document = toJsonDocument(markdown);
+    else json.markdown = readable;
+    return json;
+  }
+}
+
+export function presentRevision(
+  context: RevisionContext,
+  revision: Revision,
+  content: { pages: PageWithBody[]; files: RevisionFile[]; reusableContents: RevisionReusableContent[] },
+  options: { metadata: boolean },
+): Json {
+  const json: Json = {
+    object: 'revision',
+    id: revision.id,
+    type: revision.type,
+    parents: revision.parents,
+    pages: new PagePresenter(context, content.pages).roots(),
+    files: content.files.map((file) => presentFile(context, file)),
+    reusableContents: content.reusableContents.map((reusable) => {
+      const item: Json = { id: reusable.reusableContentId, title: reusable.title };
+      if (reusable.documentId) item.document = reusable.documentId;
+      return item;
+    }),
+    tags: [],
+    variables: revision.variables ?? {},
+    createdAt: revision.createdAt.toISOString(),
+    urls: { app: context.config.appLink(`/o/${context.organizationId}/s/${context.spaceId}/~/revisions/${revision.id}`) },
+  };
+  if (options.metadata && revision.git) json.git = revision.git;
+  return json;
+}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { Page, paginate } from '../../common/pagination/paginate';
+import { Blob } from './blob.entity';
+import { ContentDocument } from './document.entity';
+import { RevisionFile } from './revision-file.entity';
+import { RevisionPage } from './revision-page.entity';
+import { RevisionReusableContent } from './revision-reusable-content.entity';
+import { Revision } from './revision.entity';
+
+/** A page row with its body (null for an empty page or one that has none). */
+export type PageWithBody = RevisionPage & { markdown: string | null };
+
+/** Reads of a revision's content: tree, bodies, files. */
+@Injectable()
+export class ContentRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  findRevision(spaceId: string, revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<Revision | null> {
+    return manager.findOneBy(Revision, { id: revisionId, spaceId });
+  }
+
+  /** Every page of the revision, siblings in position order. */
+  async pages(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<PageWithBody[]> {
+    const pages = await manager.find(RevisionPage, { where: { revisionId }, order: { parentId: 'ASC', position: 'ASC', pageId: 'ASC' } });
+    return this.withBodies(pages, manager);
+  }
+
+  /** The tree rows of a revision, without bodies (what a new revision built on it carries over). */
+  tree(revisionId: string, manager: EntityManager): Promise<RevisionPage[]> {
+    return manager.find(RevisionPage, { where: { revisionId }, order: { parentId: 'ASC', position: 'ASC' } });
+  }
+
+  /**
+   * Locks the space row until the transaction ends and returns its active revision: writers that
+   * build a new revision on the active one queue here, so none builds on a parent already replaced.
+   */
+  async lockActiveRevision(spaceId: string, manager: EntityManager): Promise<string | null> {
+    const rows: { revision_id: string }[] = await manager.query(`SELECT revision_id FROM spaces WHERE id = $1 FOR UPDATE`, [spaceId]);
+    return rows[0]?.revision_id ?? null;
+  }
+
+  /** The page and all its descendants (a recursive walk down the tree, not the whole revision). */
+  async subtree(revisionId: string, where: { pageId: string } | { path: string }): Promise<PageWithBody[]> {
+    const [column, value] = 'pageId' in where ? ['page_id', where.pageId] : ['path', where.path];
+    const ids: { page_id: string }[] = await this.dataSource.query(
+      `WITH RECURSIVE sub AS (
+         SELECT page_id FROM revision_pages WHERE revision_id = $1 AND ${column} = $2
+         UNION ALL
+         SELECT c.page_id FROM revision_pages c JOIN sub ON c.parent_id = sub.page_id WHERE c.revision_id = $1
+       )
+       SELECT page_id FROM sub`,
+      [revisionId, value],
+    );
+    if (ids.length === 0) return [];
+    const pages = await this.dataSource.manager.find(RevisionPage, {
+      where: { revisionId, pageId: In(ids.map((row) => row.page_id)) },
+      order: { parentId: 'ASC', position: 'ASC' },
+    });
+    // The requested page first, its descendants after.
+    pages.sort((a, b) => Number(b.pageId === ids[0].page_id) - Number(a.pageId === ids[0].page_id));
+    return this.withBodies(pages, this.dataSource.manager);
+  }
+
+  /** Page id → path, for turning stable page refs into relative links. */
+  async pagePaths(revisionId: string): Promise<Map<string, string | null>> {
+    const rows = await this.dataSource.manager.find(RevisionPage, { where: { revisionId }, select: { pageId: true, path: true } });
+    return new Map(rows.map((row) => [row.pageId, row.path]));
+  }
+
+  files(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionFile[]> {
+    return manager.find(RevisionFile, { where: { revisionId }, order: { fileId: 'ASC' } });
+  }
+
+  /** Files in id order (ids are time-ordered, so oldest first). */
+  listFiles(revisionId: string, query: ListQueryDto): Promise<Page<RevisionFile>> {
+    const qb = this.dataSource.manager.createQueryBuilder(RevisionFile, 'f').where('f.revision_id = :revisionId', { revisionId });
+    return paginate<RevisionFile>(qb, query, { list: 'files:id', columns: ['f.file_id'], direction: 'ASC', keyOf: (file) => [file.fileId] });
+  }
+
+  findFile(revisionId: string, fileId: string): Promise<RevisionFile | null> {
+    return this.dataSource.manager.findOneBy(RevisionFile, { revisionId, fileId });
+  }
+
+  async blobData(blobId: string): Promise<Buffer | null> {
+    const blob = await this.dataSource.manager.createQueryBuilder(Blob, 'b').addSelect('b.data').where('b.id = :blobId', { blobId }).getOne();
+    return blob?.data ?? null;
+  }
+
+  reusableContents(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionReusableContent[]> {
+    return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
+  }
+
+  private async withBodies(pages: RevisionPage[], manager: EntityManager): Promise<PageWithBody[]> {
+    const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => id !== null))];
+    const bodies = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += 5000) {
+      const documents = await manager.find(ContentDocument, { where: { id: In(ids.slice(i, i + 5000)) }, select: { id: true, markdown: true } });
+      for (const document of documents) bodies.set(document.id, document.markdown);
+    }
+    return pages.map((page) => Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null }));
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * Runs `task` over `items` with at most `limit` running at once; results keep the items' order.
+ * (p-limit, the usual choice, ships as ES modules only, which this CommonJS build cannot load.)
+ */
+export async function mapPool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

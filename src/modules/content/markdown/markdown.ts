@@ -1,0 +1,89 @@
+import MarkdownIt from 'markdown-it';
+import { slugify } from '../tree/slugs';
+
+/**
+ * One CommonMark parser (with tables and strikethrough) for everything Quire reads out of page
+ * bodies: links, search sections and the JSON document. Raw HTML is read as text, never rendered.
+ */
+export const markdownParser = new MarkdownIt('default', { html: false, linkify: false });
+
+export type Token = ReturnType<MarkdownIt['parse']>[number];
+
+export function parseMarkdown(markdown: string): Token[] {
+  return markdownParser.parse(markdown, {});
+}
+
+/** How page bodies refer to other content of the space: ids, so a renamed or moved page keeps its links. */
+export const PAGE_REF = /^\/pages\/([A-Za-z0-9_-]+)(?:#(.*))?$/;
+export const FILE_REF = /^\/files\/([A-Za-z0-9_-]+)$/;
+
+export const pageRef = (pageId: string, anchor?: string) => `/pages/${pageId}${anchor ? `#${anchor}` : ''}`;
+export const fileRef = (fileId: string) => `/files/${fileId}`;
+
+export interface MarkdownLink {
+  href: string;
+  /** An image (`![alt](src)`) rather than a link. */
+  image: boolean;
+}
+
+/** Every link and image destination of a body, in reading order. */
+export function markdownLinks(markdown: string): MarkdownLink[] {
+  const links: MarkdownLink[] = [];
+  const walk = (tokens: Token[]) => {
+    for (const token of tokens) {
+      if (token.type === 'link_open') links.push({ href: token.attrGet('href') ?? '', image: false });
+      else if (token.type === 'image') links.push({ href: token.attrGet('src') ?? '', image: true });
+      if (token.children) walk(token.children);
+    }
+  };
+  walk(parseMarkdown(markdown));
+  return links.filter((link) => link.href.trim() !== '');
+}
+
+/** The readable text of inline tokens: what a person sees, without markup. */
+export function inlineText(tokens: Token[] | null): string {
+  if (!tokens) return '';
+  return tokens
+    .map((token) => {
+      if (token.type === 'text' || token.type === 'code_inline' || token.type === 'html_inline') return token.content;
+      if (token.type === 'softbreak' || token.type === 'hardbreak') return ' ';
+      if (token.type === 'image') return inlineText(token.children);
+      return '';
+    })
+    .join('');
+}
+
+export interface Section {
+  /** Heading anchor (`getting-started`), unique in the body; '' for text before the first heading. */
+  anchor: string;
+  heading: string;
+  body: string;
+}
+
+/**
+ * A body split at its headings, each section with its heading and plain text. Anchors are slugs
+ * of the headings, numbered on repeats (`setup`, `setup-1`) like most renderers do.
+ */
+export function splitSections(markdown: string): Section[] {
+  const sections: Section[] = [{ anchor: '', heading: '', body: '' }];
+  const anchors = new Map<string, number>();
+  const tokens = parseMarkdown(markdown);
+  const append = (text: string) => {
+    const current = sections[sections.length - 1];
+    const trimmed = text.trim();
+    if (trimmed) current.body = current.body ? `${current.body}\n${trimmed}` : trimmed;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.type === 'heading_open') {
+      const heading = inlineText(tokens[i + 1]?.children ?? null).trim();
+      const base = slugify(heading);
+      const seen = anchors.get(base) ?? 0;
+      anchors.set(base, seen + 1);
+      sections.push({ anchor: seen ? `${base}-${seen}` : base, heading, body: '' });
+      i += 2;
+    } else if (token.type === 'inline') append(inlineText(token.children));
+    else if (token.type === 'fence' || token.type === 'code_block' || token.type === 'html_block') append(token.content);
+  }
+  return sections.filter((section, index) => index > 0 || section.body !== '');
+}

@@ -1,0 +1,96 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const PAGE_KINDS = ['document', 'group', 'link'] as const;
+export type PageKind = (typeof PAGE_KINDS)[number];
+
+export interface PageLayout {
+  width?: 'default' | 'wide';
+  cover?: boolean;
+  coverSize?: 'hero' | 'full' | 'background';
+  title?: boolean;
+  description?: boolean;
+  tableOfContents?: boolean;
+  outline?: boolean;
+  pagination?: boolean;
+}
+
+export interface PageCover {
+  ref?: { kind: 'file'; file: string } | { kind: 'url'; url: string };
+  refDark?: { kind: 'file'; file: string } | { kind: 'url'; url: string };
+  yPos: number;
+}
+
+/**
+ * A page in one revision's tree. The page id is stable across revisions (a page keeps its id when
+ * its body or place changes), so change requests can match pages when they merge; the row itself
+ * belongs to one revision and is never updated.
+ */
+@Entity('revision_pages')
+export class RevisionPage {
+  @PrimaryColumn('text')
+  revisionId: string;
+
+  @PrimaryColumn('text')
+  pageId: string;
+
+  @Column('text', { nullable: true })
+  parentId: string | null;
+
+  @Column('integer')
+  position: number;
+
+  @Column('text')
+  kind: PageKind;
+
+  @Column('text')
+  title: string;
+
+  @Column('text', { nullable: true })
+  emoji: string | null;
+
+  @Column('text', { nullable: true })
+  icon: string | null;
+
+  /** Null for link pages, which have no path of their own. */
+  @Column('text', { nullable: true })
+  slug: string | null;
+
+  /** Slugs from the root, joined with `/`; derived from the tree when the revision is written. */
+  @Column('text', { nullable: true })
+  path: string | null;
+
+  @Column('text', { nullable: true })
+  description: string | null;
+
+  @Column('jsonb', { nullable: true })
+  layout: PageLayout | null;
+
+  @Column('jsonb', { nullable: true })
+  cover: PageCover | null;
+
+  @Column('boolean', { default: false })
+  hidden: boolean;
+
+  @Column('boolean', { default: false })
+  noIndex: boolean;
+
+  @Column('boolean', { default: false })
+  noRobotsIndex: boolean;
+
+  @Column('jsonb', { default: () => "'{}'" })
+  variables: Record<string, string | number | boolean>;
+
+  /** The body (a content-addressed document); null for an empty page. */
+  @Column('text', { nullable: true })
+  documentId: string | null;
+
+  /** For link pages: where the entry points (a content reference). */
+  @Column('jsonb', { nullable: true })
+  linkTarget: Record<string, string> | null;
+
+  @Column({ type: 'timestamptz', precision: 3, default: () => 'now()' })
+  createdAt: Date;
+
+  @Column({ type: 'timestamptz', precision: 3, default: () => 'now()' })
+  updatedAt: Date;
+}

@@ -1,0 +1,194 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { EntityManager, In } from 'typeorm';
+import { newId } from '../../common/ids';
+import { ContentDocument } from './document.entity';
+import { collectLinks } from './links/link-classifier';
+import { splitSections } from './markdown/markdown';
+import { RevisionFile } from './revision-file.entity';
+import { RevisionLink } from './revision-link.entity';
+import { RevisionPage } from './revision-page.entity';
+import { RevisionReusableContent } from './revision-reusable-content.entity';
+import { Revision, RevisionGit, RevisionType } from './revision.entity';
+import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
+
+/** Text search configuration of every tsvector Quire builds. */
+export const SEARCH_CONFIG = 'english';
+// A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
+const MAX_INDEXED_CHARS = 400_000;
+const CHUNK = 500;
+
+/** A page of a revision being written: either new markdown, or the document of the page it carries over. */
+export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'createdAt' | 'updatedAt'> & {
+  /** New body; undefined keeps `documentId`. Empty markdown means an empty page. */
+  markdown?: string;
+  documentId?: string | null;
+  createdAt?: Date;
+  updatedAt?: Date;
+};
+
+export interface DraftFile extends Omit<RevisionFile, 'revisionId' | 'blobId' | 'createdAt'> {
+  /** New bytes (stored as a blob if not already there); undefined keeps `blobId`. */
+  data?: Buffer;
+  blobId?: string;
+  createdAt?: Date;
+}
+
+export interface RevisionDraft {
+  spaceId: string;
+  parents: string[];
+  type: RevisionType;
+  createdBy: string | null;
+  pages: DraftPage[];
+  files: DraftFile[];
+  reusableContents?: Omit<RevisionReusableContent, 'revisionId'>[];
+  variables?: Record<string, string | number | boolean>;
+  git?: RevisionGit | null;
+}
+
+export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * Writes a new immutable revision: bodies and bytes go to the content-addressed stores (only the
+ * ones not there yet), then the tree, the files and the revision's classified links. Runs inside
+ * the caller's transaction, so a failure leaves nothing behind.
+ */
+@Injectable()
+export class RevisionWriter {
+  async write(draft: RevisionDraft, em: EntityManager): Promise<Revision> {
+    const now = new Date();
+    const paths = this.checkTree(draft.pages);
+
+    const markdownById = new Map<string, string>();
+    for (const page of draft.pages) {
+      if (page.markdown === undefined) continue;
+      page.documentId = page.markdown.trim() === '' ? null : sha256(page.markdown);
+      if (page.documentId) markdownById.set(page.documentId, page.markdown);
+    }
+    await this.storeDocuments(markdownById, em);
+    for (const file of draft.files) {
+      if (file.data) file.blobId = await this.storeBlob(file.data, em);
+      if (!file.blobId) throw new Error(`file ${file.fileId} has neither bytes nor a blob`);
+    }
+
+    const revision = em.create(Revision, {
+      id: newId(),
+      spaceId: draft.spaceId,
+      parents: draft.parents,
+      type: draft.type,
+      createdBy: draft.createdBy,
+      variables: draft.variables ?? {},
+      git: draft.git ?? null,
+    });
+    await em.insert(Revision, revision);
+
+    const pageRows = draft.pages.map((page) => {
+      const { markdown: _markdown, ...row } = page;
+      return { ...row, revisionId: revision.id, path: paths.get(page.pageId) ?? null, createdAt: page.createdAt ?? now, updatedAt: page.updatedAt ?? now };
+    });
+    for (let i = 0; i < pageRows.length; i += CHUNK) await em.insert(RevisionPage, pageRows.slice(i, i + CHUNK));
+    const fileRows = draft.files.map(({ data: _data, ...file }) => ({
+      ...file,
+      revisionId: revision.id,
+      blobId: file.blobId as string,
+      createdAt: file.createdAt ?? now,
+    }));
+    for (let i = 0; i < fileRows.length; i += CHUNK) await em.insert(RevisionFile, fileRows.slice(i, i + CHUNK));
+    if (draft.reusableContents?.length) {
+      await em.insert(
+        RevisionReusableContent,
+        draft.reusableContents.map((content) => ({ ...content, revisionId: revision.id })),
+      );
+    }
+
+    await this.writeLinks(revision.id, pageRows, draft.files, markdownById, em);
+    return em.findOneByOrFail(Revision, { id: revision.id });
+  }
+
+  private checkTree(pages: DraftPage[]): Map<string, string | null> {
+    const nodes = pages.map((page) => ({ id: page.pageId, parentId: page.parentId, slug: page.slug }));
+    const duplicates = duplicateSiblingSlugs(nodes);
+    if (duplicates.length > 0) throw new BadRequestException(`slug: pages ${duplicates.slice(0, 5).join(', ')} repeat a sibling's slug`);
+    try {
+      return derivePaths(nodes);
+    } catch (error) {
+      throw new BadRequestException(`pages: ${(error as Error).message}`);
+    }
+  }
+
+  /** Stores bodies not stored yet, with their search sections (computed once per distinct body). */
+  private async storeDocuments(markdownById: Map<string, string>, em: EntityManager): Promise<void> {
+    const entries = [...markdownById.entries()];
+    for (let i = 0; i < entries.length; i += CHUNK) {
+      const chunk = entries.slice(i, i + CHUNK);
+      const sections = new Map(chunk.map(([id, markdown]) => [id, splitSections(markdown)]));
+      const headings = chunk.map(([id]) => (sections.get(id) ?? []).map((section) => section.heading).join('\n'));
+      const bodies = chunk.map(([id]) => (sections.get(id) ?? []).map((section) => section.body).join('\n'));
+      const inserted: { id: string }[] = await em.query(
+        `INSERT INTO documents (id, markdown, tsv)
+         SELECT d.id, d.markdown,
+                setweight(to_tsvector('${SEARCH_CONFIG}', left(d.headings, ${MAX_INDEXED_CHARS})), 'B') ||
+                setweight(to_tsvector('${SEARCH_CONFIG}', left(d.body, ${MAX_INDEXED_CHARS})), 'C')
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d (id, markdown, headings, body)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id`,
+        [chunk.map(([id]) => id), chunk.map(([, markdown]) => markdown), headings, bodies],
+      );
+      const rows = inserted.flatMap(({ id }) => (sections.get(id) ?? []).map((section, position) => ({ id, position, ...section })));
+      for (let j = 0; j < rows.length; j += CHUNK * 4) {
+        const part = rows.slice(j, j + CHUNK * 4);
+        await em.query(
+          `INSERT INTO document_sections (document_id, position, anchor, heading, body, tsv)
+           SELECT s.document_id, s.position, s.anchor, s.heading, s.body,
+                  setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
+                  setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_INDEXED_CHARS})), 'C')
+           FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS s (document_id, position, anchor, heading, body)`,
+          [
+            part.map((row) => row.id),
+            part.map((row) => row.position),
+            part.map((row) => row.anchor),
+            part.map((row) => row.heading),
+            part.map((row) => row.body),
+          ],
+        );
+      }
+    }
+  }
+
+  private async storeBlob(data: Buffer, em: EntityManager): Promise<string> {
+    const id = sha256(data);
+    await em.query(`INSERT INTO blobs (id, data, size) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [id, data, data.length]);
+    return id;
+  }
+
+  /** Classifies every link of the revision against its own pages and files. */
+  private async writeLinks(
+    revisionId: string,
+    pages: { pageId: string; path: string | null; kind: string; documentId?: string | null }[],
+    files: DraftFile[],
+    known: Map<string, string>,
+    em: EntityManager,
+  ): Promise<void> {
+    const missing = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => !!id && !known.has(id)))];
+    for (let i = 0; i < missing.length; i += CHUNK * 4) {
+      const stored = await em.find(ContentDocument, { where: { id: In(missing.slice(i, i + CHUNK * 4)) }, select: { id: true, markdown: true } });
+      for (const document of stored) known.set(document.id, document.markdown);
+    }
+    const context = {
+      pageIds: new Set(pages.map((page) => page.pageId)),
+      pagePaths: new Map(pages.filter((page) => page.path !== null).map((page) => [page.path as string, page.pageId])),
+      fileIds: new Set(files.map((file) => file.fileId)),
+    };
+    const bodies = pages
+      .filter((page) => page.documentId)
+      .map((page) => ({ pageId: page.pageId, path: page.path ?? '', markdown: known.get(page.documentId as string) ?? '' }));
+    const rows = collectLinks(bodies, context).map((link) => ({
+      revisionId,
+      targetKey: link.key,
+      status: link.status,
+      target: link.target,
+      pages: link.pages,
+    }));
+    for (let i = 0; i < rows.length; i += CHUNK) await em.insert(RevisionLink, rows.slice(i, i + CHUNK));
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { User } from '../../users/user.entity';
+import { ContentService } from '../content.service';
+import { SearchQueryDto } from '../dto/search-query.dto';
+import { SearchIndexRepository, SectionHit } from './search-index.repository';
+import { presentSearchResult } from './search.presenter';
+
+/** Full-text search over a space's active revision. */
+@Injectable()
+export class SearchService {
+  constructor(
+    private readonly content: ContentService,
+    private readonly index: SearchIndexRepository,
+  ) {}
+
+  async search(user: User, spaceId: string, dto: SearchQueryDto) {
+    const { context } = await this.content.open(user, spaceId);
+    const page = await this.index.search(spaceId, dto.query, dto);
+    // Ranks are positions in the whole ranked list, so a later page starts after what came before.
+    const first = dto.page && page.items.length > 0 ? (await this.index.countBefore(spaceId, dto.query, page.items[0])) + 1 : 1;
+    const documentIds = page.items.map((hit) => hit.documentId).filter((id): id is string => id !== null);
+    const sections = new Map<string, SectionHit[]>();
+    for (const section of await this.index.sections(documentIds, dto.query)) {
+      sections.set(section.documentId, [...(sections.get(section.documentId) ?? []), section]);
+    }
+    return {
+      ...page,
+      items: page.items.map((hit, index) => presentSearchResult(context, hit, first + index, hit.documentId ? (sections.get(hit.documentId) ?? []) : [])),
+    };
+  }
+}

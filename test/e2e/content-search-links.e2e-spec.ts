@@ -1,0 +1,257 @@
+import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createSpace } from '../support/space-builders';
+import { createTestApp, TestApp } from '../support/test-app';
+import { DOCS_SITE, generatedSite, serveWebsite, Website } from '../support/website-fixture';
+
+describe('search and links', () => {
+  let t: TestApp;
+  let site: Website;
+  let org: OrgFixture;
+  let space: { id: string };
+  let revision: string;
+  let outsider: Actor;
+  let guest: Actor;
+  const pages: Record<string, string> = {};
+  const files: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
+    site = await serveWebsite({ ...DOCS_SITE, ...generatedSite(40) });
+    org = await createOrganization(t);
+    space = await createSpace(t, org);
+    const res = await t.http
+      .post(`/v1/spaces/${space.id}/content/import`)
+      .set(...org.admin.auth)
+      .send({ url: `${site.origin}/docs/`, source: 'website' })
+      .expect(201);
+    revision = res.body.revision;
+    const tree = await t.http
+      .get(`/v1/spaces/${space.id}/content/pages`)
+      .set(...org.admin.auth)
+      .expect(200);
+    const walk = (list: { id: string; path: string; pages: [] }[]) => list.forEach((page) => ((pages[page.path] = page.id), walk(page.pages)));
+    walk(tree.body.pages);
+    const list = await t.http
+      .get(`/v1/spaces/${space.id}/content/files`)
+      .set(...org.admin.auth)
+      .expect(200);
+    for (const file of list.body.items) files[file.name] = file.id;
+    outsider = await createUser(t);
+    guest = await addMember(t, org, null);
+  });
+  afterAll(async () => {
+    await site.close();
+    await t.close();
+  });
+
+  const get = (path: string, actor: Actor = org.admin) => t.http.get(path).set(...actor.auth);
+
+  describe('GET /v1/spaces/{spaceId}/search', () => {
+    const search = (query: Record<string, string | number>, actor?: Actor) =>
+      get(`/v1/spaces/${space.id}/search?${new URLSearchParams(query as never)}`, actor);
+
+    it('requires authentication, answers 404 outside the organization and 403 without access', async () => {
+      expectErrorEnvelope(await t.http.get(`/v1/spaces/${space.id}/search?query=guide`), 401);
+      expectErrorEnvelope(await search({ query: 'guide' }, outsider), 404);
+      expectErrorEnvelope(await search({ query: 'guide' }, guest), 403);
+    });
+
+    it('finds a word in a body, with the matching section', async () => {
+      const res = await search({ query: 'frobnicator' }).expect(200);
+      expectContract(res, 'searchSpaceContent');
+      expect(res.body).toEqual({
+        count: 1,
+        items: [
+          expect.objectContaining({
+            id: pages['guide/install'],
+            title: 'Installation',
+            path: 'guide/install',
+            rank: 1,
+            ancestors: [{ title: 'User Guide' }],
+            urls: { app: `http://app.quire.test/o/${org.id}/s/${space.id}/guide/install` },
+          }),
+        ],
+      });
+      const [item] = res.body.items;
+      // Both sections name the frobnicator: the lead one and "Requirements".
+      expect(item.sections.map((section: { id: string }) => section.id).sort()).toEqual(['requirements', 'top']);
+      expect(item.sections.find((section: { id: string }) => section.id === 'requirements')).toMatchObject({
+        title: 'Requirements',
+        path: 'guide/install#requirements',
+        body: expect.stringContaining('a working frobnicator'),
+        urls: { app: `http://app.quire.test/o/${org.id}/s/${space.id}/guide/install#requirements` },
+      });
+    });
+
+    it('ranks a title match above a body match', async () => {
+      const res = await search({ query: 'widgets' }).expect(200);
+      expectContract(res, 'searchSpaceContent');
+      expect(res.body.items.map((item: { path: string; rank: number }) => [item.path, item.rank])).toEqual([
+        ['widgets', 1],
+        ['guide', 2],
+      ]);
+      expect(res.body.items[0].score).toBeGreaterThan(res.body.items[1].score);
+      expect(res.body.items[1].sections[0]).toMatchObject({ id: 'daily-work', title: 'Daily work' });
+    });
+
+    it('finds nothing for a word of no page', async () => {
+      const res = await search({ query: 'xylophone' }).expect(200);
+      expect(res.body).toEqual({ items: [], count: 0 });
+    });
+
+    it.each([
+      ['a missing query', {}, /query/],
+      ['an empty query', { query: '' }, /query/],
+      ['a query of 513 characters', { query: 'a'.repeat(513) }, /query: must be shorter than or equal to 512 characters/],
+      ['a limit of 0', { query: 'guide', limit: 0 }, /limit/],
+    ])('refuses %s with 400', async (_case, query, message) => {
+      expectErrorEnvelope(await search(query), 400, message);
+    });
+
+    it('accepts a query of 512 characters', async () => {
+      await search({ query: 'a'.repeat(512) }).expect(200);
+    });
+
+    it('follows the active revision: a second import is searchable, with every page seen once across pages', async () => {
+      const res = await t.http
+        .post(`/v1/spaces/${space.id}/content/import`)
+        .set(...org.admin.auth)
+        .send({ url: `${site.origin}/site/`, source: 'website' })
+        .expect(201);
+      expect(res.body.importedResources).toBe(40);
+      const seen: string[] = [];
+      const ranks: number[] = [];
+      let page: string | undefined;
+      do {
+        const list = await search({ query: 'alpha bravo', limit: 7, ...(page ? { page } : {}) }).expect(200);
+        expectContract(list, 'searchSpaceContent');
+        // The generated pages (not its home and section pages) hold the words.
+        expect(list.body.count).toBe(38);
+        seen.push(...list.body.items.map((item: { id: string }) => item.id));
+        ranks.push(...list.body.items.map((item: { rank: number }) => item.rank));
+        page = list.body.next?.page;
+      } while (page);
+      expect(new Set(seen).size).toBe(38);
+      expect(ranks).toEqual(Array.from({ length: 38 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('GET /v1/spaces/{spaceId}/links', () => {
+    const links = (query = '', actor?: Actor) => get(`/v1/spaces/${space.id}/links${query}`, actor);
+
+    it('requires authentication, answers 404 outside the organization and 403 without access', async () => {
+      expectErrorEnvelope(await t.http.get(`/v1/spaces/${space.id}/links`), 401);
+      expectErrorEnvelope(await links('', outsider), 404);
+      expectErrorEnvelope(await links('', guest), 403);
+    });
+
+    it('classifies every link of the revision, with stats', async () => {
+      const res = await t.http
+        .get(`/v1/spaces/${space.id}/revisions/${revision}`)
+        .set(...org.admin.auth)
+        .expect(200);
+      expect(res.body.id).toBe(revision);
+      const broken = await links('?status=broken').expect(200);
+      expect(broken.body).toEqual({
+        count: 1,
+        stats: { total: expect.any(Number), broken: { total: 1, changeRequest: 0 } },
+        items: [
+          {
+            status: 'broken',
+            relation: 'reference',
+            targetReference: { kind: 'url', url: '/missing' },
+            locationReferences: [
+              {
+                kind: 'page',
+                organization: org.id,
+                space: space.id,
+                versionContext: { type: 'revision', revision: expect.any(String) },
+                page: { id: pages.guide, title: 'User Guide', path: 'guide', urls: { app: `http://app.quire.test/o/${org.id}/s/${space.id}/guide` } },
+              },
+            ],
+          },
+        ],
+      });
+      const external = await links('?status=ok').expect(200);
+      expect(external.body.items.map((item: any) => item.targetReference.url)).toEqual(['https://example.com/help']);
+      const inApp = await links('?status=in-app').expect(200);
+      const targets = inApp.body.items.map((item: any) => item.targetReference.page?.id ?? item.targetReference.file?.id);
+      expect(targets).toEqual(expect.arrayContaining([files['logo.gif'], files['diagram.svg'], pages.guide, pages['guide/install']]));
+      const all = await links().expect(200);
+      expect(all.body.stats.total).toBe(all.body.count);
+      expect(all.body.count).toBe(broken.body.count + external.body.count + inApp.body.count);
+    });
+
+    it('walks every link once, page by page', async () => {
+      const all = await links('?limit=1000').expect(200);
+      const seen: string[] = [];
+      let page: string | undefined;
+      do {
+        const res = await links(`?limit=2${page ? `&page=${page}` : ''}`).expect(200);
+        seen.push(...res.body.items.map((item: any) => JSON.stringify(item.targetReference)));
+        page = res.body.next?.page;
+      } while (page);
+      expect(seen).toEqual(all.body.items.map((item: any) => JSON.stringify(item.targetReference)));
+      expect(new Set(seen).size).toBe(all.body.count);
+    });
+
+    it('refuses an unknown status with 400', async () => {
+      expectErrorEnvelope(await links('?status=dead'), 400, /status/);
+    });
+  });
+
+  describe('GET /v1/spaces/{spaceId}/content/page/{pageId}/links', () => {
+    it("lists the page's own links, with the page's stats", async () => {
+      const res = await get(`/v1/spaces/${space.id}/content/page/${pages['guide/install']}/links`).expect(200);
+      expect(res.body.stats).toEqual({ total: 4, broken: { total: 0, changeRequest: 0 } });
+      expect(res.body.items.map((item: any) => [item.status, item.targetReference.kind])).toEqual([
+        ['in-app', 'file'],
+        ['in-app', 'file'],
+        ['in-app', 'page'],
+        ['ok', 'url'],
+      ]);
+      for (const item of res.body.items) expect(item.locationReferences.map((location: any) => location.page.id)).toEqual([pages['guide/install']]);
+      const guide = await get(`/v1/spaces/${space.id}/content/page/${pages.guide}/links?status=broken`).expect(200);
+      expect(guide.body).toMatchObject({ count: 1, stats: { total: 2, broken: { total: 1 } } });
+    });
+
+    it('answers 404 for an unknown page, 401 and 404 as the space does', async () => {
+      expectErrorEnvelope(await get(`/v1/spaces/${space.id}/content/page/nope/links`), 404, /Page nope/);
+      expectErrorEnvelope(await t.http.get(`/v1/spaces/${space.id}/content/page/${pages.guide}/links`), 401);
+      expectErrorEnvelope(await get(`/v1/spaces/${space.id}/content/page/${pages.guide}/links`, outsider), 404);
+    });
+  });
+
+  describe('GET /v1/spaces/{spaceId}/content/files/{fileId}/backlinks', () => {
+    it('lists the pages that reference an image', async () => {
+      const res = await get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks`).expect(200);
+      expect(res.body.count).toBe(2);
+      expect(res.body.items.map((item: any) => item.page.path).sort()).toEqual(['acme-documentation', 'guide/install']);
+      expect(res.body.items[0]).toEqual({
+        kind: 'page',
+        organization: org.id,
+        space: space.id,
+        versionContext: { type: 'revision', revision: expect.any(String) },
+        page: { id: expect.any(String), title: expect.any(String), path: expect.any(String), urls: { app: expect.any(String) } },
+      });
+      const one = await get(`/v1/spaces/${space.id}/content/files/${files['diagram.svg']}/backlinks?limit=1`).expect(200);
+      expect(one.body).toMatchObject({ count: 1, items: [{ page: { id: pages['guide/install'] } }] });
+      expect(one.body).not.toHaveProperty('next');
+    });
+
+    it('walks backlinks page by page', async () => {
+      const first = await get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks?limit=1`).expect(200);
+      const second = await get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks?limit=1&page=${first.body.next.page}`).expect(200);
+      expect(second.body).not.toHaveProperty('next');
+      expect([first.body.items[0].page.id, second.body.items[0].page.id].sort()).toEqual([pages['acme-documentation'], pages['guide/install']].sort());
+    });
+
+    it('answers 404 for an unknown file, 401, 404 and 403 as the space does', async () => {
+      expectErrorEnvelope(await get(`/v1/spaces/${space.id}/content/files/nope/backlinks`), 404, /File nope/);
+      expectErrorEnvelope(await t.http.get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks`), 401);
+      expectErrorEnvelope(await get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks`, outsider), 404);
+      expectErrorEnvelope(await get(`/v1/spaces/${space.id}/content/files/${files['logo.gif']}/backlinks`, guest), 403);
+    });
+  });
+});
