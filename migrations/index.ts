@@ -1,5 +1,14 @@
 import { Identity1763726400000 } from './1763726400000-identity';
 import { ContentContainers1763726401000 } from './1763726401000-content-containers';
+import { OrganizationAdministration1763726410000 } from './1763726410000-organization-administration';
+import { ContentTreeOrder1763726420000 } from './1763726420000-content-tree-order';
+import { SpaceContent1763726430000 } from './1763726430000-space-content';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
-export const MIGRATIONS = [Identity1763726400000, ContentContainers1763726401000];
+export const MIGRATIONS = [
+  Identity1763726400000,
+  ContentContainers1763726401000,
+  OrganizationAdministration1763726410000,
+  ContentTreeOrder1763726420000,
+  SpaceContent1763726430000,
+];

@@ -7,12 +7,34 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
+import { CollectionsModule } from './modules/collections/collections.module';
+import { ContentModule } from './modules/content/content.module';
+import { InvitesModule } from './modules/invites/invites.module';
+import { MembersModule } from './modules/members/members.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { SamlModule } from './modules/saml/saml.module';
+import { SpacesModule } from './modules/spaces/spaces.module';
+import { TeamsModule } from './modules/teams/teams.module';
+import { TranslationsModule } from './modules/translations/translations.module';
 import { UsersModule } from './modules/users/users.module';
 
 /** Domain modules served over HTTP; each later module is added here. */
-export const DOMAIN_MODULES = [UsersModule, OrganizationsModule, AdminModule];
+export const DOMAIN_MODULES = [
+  UsersModule,
+  OrganizationsModule,
+  AdminModule,
+  MembersModule,
+  TeamsModule,
+  InvitesModule,
+  SamlModule,
+  TranslationsModule,
+  AccessModule,
+  CollectionsModule,
+  SpacesModule,
+  ContentModule,
+];
 
 @Module({})
 export class AppModule {
