@@ -7,7 +7,7 @@ import { createApp } from '../src/app.factory';
 import { createLogger } from '../src/common/logging/logger';
 import { loadConfig } from '../src/config/app-config';
 import { RevisionLifecycleService } from '../src/modules/content/revision-lifecycle.service';
-import { DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
+import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { TokensService } from '../src/modules/tokens/tokens.service';
@@ -67,25 +67,16 @@ async function generatePages(
   count: number,
 ): Promise<number> {
   const started = performance.now();
-  const pages: DraftPage[] = Array.from({ length: count }, (_, i) => ({
-    pageId: `p${i}`,
-    parentId: i < 100 ? null : `p${i % 100}`,
-    position: i,
-    kind: 'document',
-    title: `Page ${i} ${COMMON[i % COMMON.length]}`,
-    emoji: null,
-    icon: null,
-    slug: `page-${i}`,
-    description: null,
-    layout: null,
-    cover: null,
-    hidden: false,
-    noIndex: false,
-    noRobotsIndex: false,
-    variables: {},
-    linkTarget: null,
-    markdown: body(i),
-  }));
+  const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
+    documentPage({
+      pageId: `p${i}`,
+      parentId: i < 100 ? null : `p${i % 100}`,
+      position: i,
+      title: `Page ${i} ${COMMON[i % COMMON.length]}`,
+      slug: `page-${i}`,
+      markdown: body(i),
+    }),
+  );
   await dataSource.transaction(async (em) => {
     const revision = await writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em);
     await lifecycle.activate(spaceId, revision.id, em);

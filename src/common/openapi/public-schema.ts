@@ -7,12 +7,14 @@ export function publicSchema(name: string): { $ref: string } {
   return { $ref: `#/components/schemas/${name}` };
 }
 
-/** The list envelope (`next`, `count`, `items`) around a public schema. */
-export function publicListSchema(name: string) {
+/** The list envelope (`next`, `count`, `items`) around any item schema. */
+export function listSchemaOf(item: object) {
   return {
-    allOf: [
-      publicSchema('List'),
-      { type: 'object', properties: { items: { type: 'array', items: publicSchema(name) } }, required: ['items'] },
-    ],
+    allOf: [publicSchema('List'), { type: 'object', properties: { items: { type: 'array', items: item } }, required: ['items'] }],
   };
+}
+
+/** The list envelope around a public schema. */
+export function publicListSchema(name: string) {
+  return listSchemaOf(publicSchema(name));
 }

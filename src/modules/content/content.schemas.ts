@@ -1,4 +1,4 @@
-import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
+import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 
 /**
  * OpenAPI shapes of content responses. Most are the public description's; import results, links
@@ -78,6 +78,4 @@ export const LINKS_SCHEMA = {
   ],
 };
 
-export const BACKLINKS_SCHEMA = {
-  allOf: [publicSchema('List'), { type: 'object', properties: { items: { type: 'array', items: REFERENCE_SCHEMA } }, required: ['items'] }],
-};
+export const BACKLINKS_SCHEMA = listSchemaOf(REFERENCE_SCHEMA);

@@ -27,6 +27,24 @@ export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' 
   updatedAt?: Date;
 };
 
+/** A new document page with every optional setting at its default. */
+export function documentPage(page: Pick<DraftPage, 'pageId' | 'parentId' | 'position' | 'title' | 'slug'> & Partial<DraftPage>): DraftPage {
+  return {
+    kind: 'document',
+    emoji: null,
+    icon: null,
+    description: null,
+    layout: null,
+    cover: null,
+    hidden: false,
+    noIndex: false,
+    noRobotsIndex: false,
+    variables: {},
+    linkTarget: null,
+    ...page,
+  };
+}
+
 export interface DraftFile extends Omit<RevisionFile, 'revisionId' | 'blobId' | 'createdAt'> {
   /** New bytes (stored as a blob if not already there); undefined keeps `blobId`. */
   data?: Buffer;

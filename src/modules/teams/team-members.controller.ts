@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
+import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
@@ -72,25 +72,11 @@ export class TeamMembersController {
   @Get('members/:userId/teams')
   @ApiOperation({ operationId: 'listTeamsForOrganizationMember', summary: 'List the teams of a member, with their role in each' })
   @ApiOkResponse({
-    schema: {
-      allOf: [
-        publicSchema('List'),
-        {
-          type: 'object',
-          required: ['items'],
-          properties: {
-            items: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['team', 'member'],
-                properties: { team: publicSchema('OrganizationTeam'), member: publicSchema('TeamMember') },
-              },
-            },
-          },
-        },
-      ],
-    },
+    schema: listSchemaOf({
+      type: 'object',
+      required: ['team', 'member'],
+      properties: { team: publicSchema('OrganizationTeam'), member: publicSchema('TeamMember') },
+    }),
   })
   async listForMember(@CurrentMembership() caller: Membership, @Param('userId') userId: string, @Query() query: ListMemberTeamsQueryDto) {
     const page = await this.teams.listForMember(caller, userId, query);

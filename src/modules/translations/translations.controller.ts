@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { publicSchema } from '../../common/openapi/public-schema';
+import { listSchemaOf } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
@@ -48,7 +48,7 @@ export class TranslationsController {
   @ApiOperation({ operationId: 'listTranslations', summary: 'List the translation settings of an organization' })
   @ApiResponse({
     status: 200,
-    schema: { allOf: [publicSchema('List'), { type: 'object', required: ['items'], properties: { items: { type: 'array', items: SETTINGS_SCHEMA } } }] },
+    schema: listSchemaOf(SETTINGS_SCHEMA),
   })
   async list(@CurrentMembership() caller: Membership, @Query() query: ListQueryDto) {
     return mapPage(await this.translations.list(caller, query), (settings) => this.present(caller, settings));

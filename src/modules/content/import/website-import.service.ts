@@ -11,7 +11,7 @@ import { ContentRepository } from '../content.repository';
 import { ImportContentDto } from '../dto/import-content.dto';
 import { fileRef, pageRef } from '../markdown/markdown';
 import { RevisionLifecycleService } from '../revision-lifecycle.service';
-import { DraftFile, DraftPage, RevisionWriter } from '../revision-writer';
+import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../revision-writer';
 import { htmlToMarkdown } from './html-to-markdown';
 import { CrawlResult, SiteCrawler, StartPageError } from './site-crawler';
 import { inScope, normalizePageUrl, planTree, spacePathOf } from './site-scope';
@@ -118,25 +118,17 @@ export class WebsiteImportService {
     const extracted = new Map(crawl.pages.map((page) => [page.url, page.extracted]));
 
     const carried: DraftPage[] = baseTree.map(({ revisionId: _revisionId, path: _path, ...page }) => page);
-    const imported: DraftPage[] = plan.map((entry) => ({
-      pageId: entry.pageId,
-      parentId: entry.parentId,
-      position: entry.position,
-      kind: 'document',
-      title: entry.title.slice(0, MAX_TITLE),
-      emoji: null,
-      icon: null,
-      slug: entry.slug,
-      description: extracted.get(entry.url)?.description?.slice(0, MAX_DESCRIPTION) ?? null,
-      layout: null,
-      cover: null,
-      hidden: false,
-      noIndex: false,
-      noRobotsIndex: false,
-      variables: {},
-      linkTarget: null,
-      markdown: converted.markdown.get(entry.url) ?? '',
-    }));
+    const imported: DraftPage[] = plan.map((entry) =>
+      documentPage({
+        pageId: entry.pageId,
+        parentId: entry.parentId,
+        position: entry.position,
+        title: entry.title.slice(0, MAX_TITLE),
+        slug: entry.slug,
+        description: extracted.get(entry.url)?.description?.slice(0, MAX_DESCRIPTION) ?? null,
+        markdown: converted.markdown.get(entry.url) ?? '',
+      }),
+    );
     const files: DraftFile[] = [
       ...baseFiles.map(({ revisionId: _revisionId, ...file }) => file),
       ...[...crawl.images.values()].map((image) => ({
