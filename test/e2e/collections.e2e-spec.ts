@@ -1,3 +1,4 @@
+import { expectRefused } from '../support/access-checks';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createCollection, createSpace } from '../support/space-builders';
@@ -25,15 +26,9 @@ describe('collections', () => {
   describe('POST /v1/orgs/{organizationId}/collections', () => {
     it('requires authentication and answers 404 outside the organization', async () => {
       const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(`/v1/orgs/${org.id}/collections`).send({ title: 'Guides' }), 401);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(
-        await t.http
-          .post(`/v1/orgs/${org.id}/collections`)
-          .set(...outsider.auth)
-          .send({ title: 'Guides' }),
-        404,
-      );
+      const create = () => t.http.post(`/v1/orgs/${org.id}/collections`).send({ title: 'Guides' });
+      await expectRefused(create, [null, 401]);
+      await expectRefused(create, [await createUser(t), 404]);
     });
 
     it('creates a collection, at the top level or in a parent, with a Location header', async () => {
@@ -124,9 +119,9 @@ describe('collections', () => {
     it('require authentication', async () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}`), 401);
-      expectErrorEnvelope(await t.http.patch(`/v1/collections/${collection.id}`).send({ title: 'x' }), 401);
-      expectErrorEnvelope(await t.http.delete(`/v1/collections/${collection.id}`), 401);
+      await expectRefused(() => t.http.get(`/v1/collections/${collection.id}`), [null, 401]);
+      await expectRefused(() => t.http.patch(`/v1/collections/${collection.id}`).send({ title: 'x' }), [null, 401]);
+      await expectRefused(() => t.http.delete(`/v1/collections/${collection.id}`), [null, 401]);
     });
 
     it('shows a collection to members with their permissions; 404 outside, 403 to a guest without a grant', async () => {
@@ -139,9 +134,9 @@ describe('collections', () => {
         .expect(200);
       expectContract(res, 'getCollectionById');
       expect(res.body).toMatchObject({ title: 'Guides', permissions: { view: true, admin: false, create: false, viewInviteLinks: false } });
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}`).set(...(await createUser(t)).auth), 404);
-      expectErrorEnvelope(await t.http.get('/v1/collections/unknown').set(...org.admin.auth), 404);
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}`).set(...(await addMember(t, org, null)).auth), 403);
+      await expectRefused(() => t.http.get(`/v1/collections/${collection.id}`), [await createUser(t), 404]);
+      await expectRefused(() => t.http.get('/v1/collections/unknown'), [org.admin, 404]);
+      await expectRefused(() => t.http.get(`/v1/collections/${collection.id}`), [await addMember(t, org, null), 403]);
     });
 
     it('lets an admin change title, description and default level, and clear them', async () => {
@@ -185,16 +180,9 @@ describe('collections', () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
       const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .patch(`/v1/collections/${collection.id}`)
-          .set(...creator.auth)
-          .send({ title: 'Mine' }),
-        403,
-      );
-      expectErrorEnvelope(await t.http.delete(`/v1/collections/${collection.id}`).set(...creator.auth), 403);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(await t.http.delete(`/v1/collections/${collection.id}`).set(...outsider.auth), 404);
+      await expectRefused(() => t.http.patch(`/v1/collections/${collection.id}`).send({ title: 'Mine' }), [creator, 403]);
+      await expectRefused(() => t.http.delete(`/v1/collections/${collection.id}`), [creator, 403]);
+      await expectRefused(() => t.http.delete(`/v1/collections/${collection.id}`), [await createUser(t), 404]);
     });
 
     it('refuses to delete a collection that holds spaces or collections (409), and deletes it once empty', async () => {
@@ -224,8 +212,8 @@ describe('collections', () => {
   describe('GET /v1/orgs/{organizationId}/collections', () => {
     it('requires authentication and answers 404 outside the organization', async () => {
       const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(`/v1/orgs/${org.id}/collections`), 401);
-      expectErrorEnvelope(await t.http.get(`/v1/orgs/${org.id}/collections`).set(...(await createUser(t)).auth), 404);
+      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/collections`), [null, 401]);
+      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/collections`), [await createUser(t), 404]);
     });
 
     it('walks every collection once in the kept order; nested=false keeps the top level', async () => {
@@ -286,9 +274,10 @@ describe('collections', () => {
     it('requires authentication, answers 404 outside the organization and 403 below admin', async () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
-      expectErrorEnvelope(await t.http.post(`/v1/collections/${collection.id}/move`).send({ parent: null }), 401);
-      expectErrorEnvelope(await move(collection.id, await createUser(t), { parent: null }), 404);
-      expectErrorEnvelope(await move(collection.id, await addMember(t, org, 'create'), { parent: null }), 403);
+      const moveToTop = () => t.http.post(`/v1/collections/${collection.id}/move`).send({ parent: null });
+      await expectRefused(moveToTop, [null, 401]);
+      await expectRefused(moveToTop, [await createUser(t), 404]);
+      await expectRefused(moveToTop, [await addMember(t, org, 'create'), 403]);
     });
 
     it('moves under another collection and keeps the order given with before and after', async () => {
@@ -334,14 +323,9 @@ describe('collections', () => {
     it('requires authentication and answers 404 outside the organization', async () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
-      expectErrorEnvelope(await t.http.post(`/v1/collections/${collection.id}/transfer`).send({ organization: org.id }), 401);
-      expectErrorEnvelope(
-        await t.http
-          .post(`/v1/collections/${collection.id}/transfer`)
-          .set(...(await createUser(t)).auth)
-          .send({ organization: org.id }),
-        404,
-      );
+      const transfer = () => t.http.post(`/v1/collections/${collection.id}/transfer`).send({ organization: org.id });
+      await expectRefused(transfer, [null, 401]);
+      await expectRefused(transfer, [await createUser(t), 404]);
     });
 
     it('moves the collection with everything below it to the top level of the other organization, dropping grants', async () => {

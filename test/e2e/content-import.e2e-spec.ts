@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { expectRefused } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createSpace } from '../support/space-builders';
@@ -30,31 +31,21 @@ describe('POST /v1/spaces/{spaceId}/content/import', () => {
         .expect(200)
     ).body.revision as string;
 
+  /** The import of the docs site into `spaceId`, without a token. */
+  const importDocs = (spaceId: string) => t.http.post(`/v1/spaces/${spaceId}/content/import`).send({ url: `${site.origin}/docs/`, source: 'website' });
+
   it('requires authentication', async () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);
-    expectErrorEnvelope(await t.http.post(`/v1/spaces/${space.id}/content/import`).send({ url: `${site.origin}/docs/`, source: 'website' }), 401);
+    await expectRefused(() => importDocs(space.id), [null, 401]);
   });
 
   it('answers 404 to a caller outside the organization, and for an unknown space', async () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);
     const outsider = await createUser(t);
-    const body = { url: `${site.origin}/docs/`, source: 'website' };
-    expectErrorEnvelope(
-      await t.http
-        .post(`/v1/spaces/${space.id}/content/import`)
-        .set(...outsider.auth)
-        .send(body),
-      404,
-    );
-    expectErrorEnvelope(
-      await t.http
-        .post('/v1/spaces/nope/content/import')
-        .set(...org.admin.auth)
-        .send(body),
-      404,
-    );
+    await expectRefused(() => importDocs(space.id), [outsider, 404]);
+    await expectRefused(() => importDocs('nope'), [org.admin, 404]);
   });
 
   it('refuses a member who may only read with 403, and imports nothing', async () => {
@@ -62,13 +53,7 @@ describe('POST /v1/spaces/{spaceId}/content/import', () => {
     const space = await createSpace(t, org);
     const reader = await addMember(t, org, 'read');
     const before = site.requests.length;
-    expectErrorEnvelope(
-      await t.http
-        .post(`/v1/spaces/${space.id}/content/import`)
-        .set(...reader.auth)
-        .send({ url: `${site.origin}/docs/`, source: 'website' }),
-      403,
-    );
+    await expectRefused(() => importDocs(space.id), [reader, 403]);
     expect(site.requests.length).toBe(before);
   });
 

@@ -3,7 +3,7 @@ import { ContentDocument } from '../../src/modules/content/document.entity';
 import { RevisionLifecycleService } from '../../src/modules/content/revision-lifecycle.service';
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { createSpace } from '../support/space-builders';
+import { createImportedSpace, createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DOCS_SITE, GIF_4x3, serveWebsite, Website } from '../support/website-fixture';
 
@@ -17,32 +17,14 @@ describe('space content (reads)', () => {
   let guest: Actor;
   let reader: Actor;
   /** Page ids by path. */
-  const pages: Record<string, string> = {};
+  let pages: Record<string, string>;
   let files: { id: string; name: string; downloadURL: string }[];
 
   beforeAll(async () => {
     t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
     site = await serveWebsite(DOCS_SITE);
     org = await createOrganization(t);
-    space = await createSpace(t, org);
-    const res = await t.http
-      .post(`/v1/spaces/${space.id}/content/import`)
-      .set(...org.admin.auth)
-      .send({ url: `${site.origin}/docs/`, source: 'website' })
-      .expect(201);
-    revision = res.body.revision;
-    const tree = await t.http
-      .get(`/v1/spaces/${space.id}/content/pages`)
-      .set(...org.admin.auth)
-      .expect(200);
-    const walk = (list: { id: string; path: string; pages: [] }[]) => list.forEach((page) => ((pages[page.path] = page.id), walk(page.pages)));
-    walk(tree.body.pages);
-    files = (
-      await t.http
-        .get(`/v1/spaces/${space.id}/content/files`)
-        .set(...org.admin.auth)
-        .expect(200)
-    ).body.items;
+    ({ space, revision, pages, files } = await createImportedSpace(t, org, site));
     outsider = await createUser(t);
     guest = await addMember(t, org, null);
     reader = await addMember(t, org, 'read');

@@ -1,6 +1,6 @@
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { createSpace } from '../support/space-builders';
+import { createImportedSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DOCS_SITE, generatedSite, serveWebsite, Website } from '../support/website-fixture';
 
@@ -12,31 +12,17 @@ describe('search and links', () => {
   let revision: string;
   let outsider: Actor;
   let guest: Actor;
-  const pages: Record<string, string> = {};
+  /** Page ids by path, and file ids by name. */
+  let pages: Record<string, string>;
   const files: Record<string, string> = {};
 
   beforeAll(async () => {
     t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
     site = await serveWebsite({ ...DOCS_SITE, ...generatedSite(40) });
     org = await createOrganization(t);
-    space = await createSpace(t, org);
-    const res = await t.http
-      .post(`/v1/spaces/${space.id}/content/import`)
-      .set(...org.admin.auth)
-      .send({ url: `${site.origin}/docs/`, source: 'website' })
-      .expect(201);
-    revision = res.body.revision;
-    const tree = await t.http
-      .get(`/v1/spaces/${space.id}/content/pages`)
-      .set(...org.admin.auth)
-      .expect(200);
-    const walk = (list: { id: string; path: string; pages: [] }[]) => list.forEach((page) => ((pages[page.path] = page.id), walk(page.pages)));
-    walk(tree.body.pages);
-    const list = await t.http
-      .get(`/v1/spaces/${space.id}/content/files`)
-      .set(...org.admin.auth)
-      .expect(200);
-    for (const file of list.body.items) files[file.name] = file.id;
+    const imported = await createImportedSpace(t, org, site);
+    ({ space, revision, pages } = imported);
+    for (const file of imported.files) files[file.name] = file.id;
     outsider = await createUser(t);
     guest = await addMember(t, org, null);
   });

@@ -1,5 +1,6 @@
 import { Membership } from '../../src/modules/organizations/membership.entity';
 import { UsersService } from '../../src/modules/users/users.service';
+import { itChecksAccess } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -14,34 +15,11 @@ describe('invites', () => {
   const membership = (org: OrgFixture, userId: string) => t.dataSource.getRepository(Membership).findOneBy({ organizationId: org.id, userId });
   const memberCount = (org: OrgFixture) => t.dataSource.getRepository(Membership).countBy({ organizationId: org.id });
 
-  it('requires authentication', async () => {
-    const org = await createOrganization(t);
-    expectErrorEnvelope(await t.http.post(invites(org)).send({ emails: [email()] }), 401);
-  });
-
-  it('answers 404 to a caller from another organization', async () => {
-    const org = await createOrganization(t);
-    const outsider = (await createOrganization(t)).admin;
-    expectErrorEnvelope(
-      await t.http
-        .post(invites(org))
-        .set(...outsider.auth)
-        .send({ emails: [email()] }),
-      404,
-    );
-  });
-
-  it('refuses a member who is not an admin with 403', async () => {
-    const org = await createOrganization(t);
-    const creator = await addMember(t, org, 'create');
-    expectErrorEnvelope(
-      await t.http
-        .post(invites(org))
-        .set(...creator.auth)
-        .send({ emails: [email()] }),
-      403,
-    );
-    expect(await memberCount(org)).toBe(2);
+  itChecksAccess(() => t, {
+    request: (org) => t.http.post(invites(org)).send({ emails: [email()] }),
+    anonymous: 401,
+    outsider: 404,
+    member: { role: 'create', status: 403, after: async (org) => expect(await memberCount(org)).toBe(2) },
   });
 
   it('adds new and existing users, leaves members unchanged and reports them', async () => {

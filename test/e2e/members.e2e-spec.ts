@@ -4,9 +4,10 @@ import { ServerSecret } from '../../src/modules/members/server-secret.entity';
 import { VISITOR_CLAIMS_SECRET } from '../../src/modules/members/visitor-claims.service';
 import { PermissionGrant } from '../../src/modules/access/permission-grant.entity';
 import { TeamMember } from '../../src/modules/teams/team-member.entity';
+import { expectRefused, itChecksAccess } from '../support/access-checks';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { createSpace, createTeam, grantSpace, setLastSeen, walkList } from '../support/org-admin-builders';
+import { createSpace, createTeam, expectLimitUpTo1000, grantSpace, setLastSeen, walkList } from '../support/org-admin-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const SIGNING_SECRET = 'a-test-signing-secret-of-at-least-32-chars';
@@ -22,20 +23,11 @@ describe('members', () => {
   const outsider = async () => (await createOrganization(t)).admin;
 
   describe('GET /v1/orgs/{organizationId}/members', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(members(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(members(org)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(members(org)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(members(org)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: null, status: 403 },
     });
 
     it('lists members with their user, role and counts, newest first', async () => {
@@ -165,19 +157,7 @@ describe('members', () => {
 
     it('accepts limit=1000 and refuses limit=1001', async () => {
       const org = await createOrganization(t);
-      await t.http
-        .get(members(org))
-        .query({ limit: 1000 })
-        .set(...org.admin.auth)
-        .expect(200);
-      expectErrorEnvelope(
-        await t.http
-          .get(members(org))
-          .query({ limit: 1001 })
-          .set(...org.admin.auth),
-        400,
-        /limit/,
-      );
+      await expectLimitUpTo1000(t, members(org), org.admin);
     });
 
     it.each([
@@ -232,14 +212,10 @@ describe('members', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/members/{userId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(member(org, org.admin)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(member(org, org.admin)).set(...(await outsider()).auth), 404);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(member(org, org.admin)),
+      anonymous: 401,
+      outsider: 404,
     });
 
     it('answers any member, with the public shape', async () => {
@@ -273,33 +249,17 @@ describe('members', () => {
   });
 
   describe('PATCH /v1/orgs/{organizationId}/members/{userId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.patch(member(org, org.admin)).send({ role: 'read' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(
-        await t.http
-          .patch(member(org, org.admin))
-          .set(...(await outsider()).auth)
-          .send({ role: 'read' }),
-        404,
-      );
+    itChecksAccess(() => t, {
+      request: (org) => t.http.patch(member(org, org.admin)).send({ role: 'read' }),
+      anonymous: 401,
+      outsider: 404,
     });
 
     it('refuses a member who is not an admin with 403', async () => {
       const org = await createOrganization(t);
       const creator = await addMember(t, org, 'create');
       const reader = await addMember(t, org, 'read');
-      expectErrorEnvelope(
-        await t.http
-          .patch(member(org, reader))
-          .set(...creator.auth)
-          .send({ role: 'edit' }),
-        403,
-      );
+      await expectRefused(() => t.http.patch(member(org, reader)).send({ role: 'edit' }), [creator, 403]);
     });
 
     it('lets an admin change a role, and make a member a guest with null', async () => {
@@ -407,20 +367,20 @@ describe('members', () => {
   describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
     it('requires authentication', async () => {
       const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.delete(member(org, org.admin)), 401);
+      await expectRefused(() => t.http.delete(member(org, org.admin)), [null, 401]);
     });
 
     it('answers 404 to a caller from another organization', async () => {
       const org = await createOrganization(t);
       const reader = await addMember(t, org, 'read');
-      expectErrorEnvelope(await t.http.delete(member(org, reader)).set(...(await outsider()).auth), 404);
+      await expectRefused(() => t.http.delete(member(org, reader)), [await outsider(), 404]);
     });
 
     it('refuses a member who is not an admin removing someone else with 403', async () => {
       const org = await createOrganization(t);
       const creator = await addMember(t, org, 'create');
       const reader = await addMember(t, org, 'read');
-      expectErrorEnvelope(await t.http.delete(member(org, reader)).set(...creator.auth), 403);
+      await expectRefused(() => t.http.delete(member(org, reader)), [creator, 403]);
     });
 
     it('removes a member with their team memberships and grants', async () => {
@@ -473,14 +433,10 @@ describe('members', () => {
   describe('POST /v1/orgs/{organizationId}/ping', () => {
     const ping = (org: OrgFixture) => `/v1/orgs/${org.id}/ping`;
 
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(ping(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(ping(org)).set(...(await outsider()).auth), 404);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.post(ping(org)),
+      anonymous: 401,
+      outsider: 404,
     });
 
     it("records the caller's activity and returns their visitor claims signed with SIGNING_SECRET", async () => {
@@ -543,20 +499,12 @@ describe('members', () => {
   describe('POST /v1/orgs/{organizationId}/members/{userId}/sso', () => {
     const sso = (org: OrgFixture, actor: Actor | string) => `${member(org, actor)}/sso`;
 
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(sso(org, org.admin)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(sso(org, org.admin)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(await t.http.post(sso(org, creator)).set(...creator.auth), 403);
+    itChecksAccess(() => t, {
+      // About the admin; the creator of the 403 check asks about themselves.
+      request: (org, _, creator) => t.http.post(sso(org, creator ?? org.admin)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'create', status: 403 },
     });
 
     it('marks the member as an SSO member', async () => {

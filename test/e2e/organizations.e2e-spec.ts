@@ -1,4 +1,5 @@
-import { addMember, createOrganization, createUser, unique } from '../support/builders';
+import { expectRefused } from '../support/access-checks';
+import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -119,28 +120,16 @@ describe('organizations', () => {
       expect(cleared.body.urls.logo).toBeUndefined();
     });
 
+    const rename = (org: OrgFixture) => t.http.patch(`/v1/orgs/${org.id}`).send({ title: 'Mine' });
+
     it('refuses a member who is not an admin with 403', async () => {
       const org = await createOrganization(t);
-      const editor = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .patch(`/v1/orgs/${org.id}`)
-          .set(...editor.auth)
-          .send({ title: 'Mine' }),
-        403,
-      );
+      await expectRefused(() => rename(org), [await addMember(t, org, 'create'), 403]);
     });
 
     it('answers 404 to a caller outside the organization', async () => {
       const org = await createOrganization(t);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(
-        await t.http
-          .patch(`/v1/orgs/${org.id}`)
-          .set(...outsider.auth)
-          .send({ title: 'Mine' }),
-        404,
-      );
+      await expectRefused(() => rename(org), [await createUser(t), 404]);
     });
 
     it('answers 409 when the hostname is taken by another organization', async () => {

@@ -1,3 +1,4 @@
+import { expectRefused, itChecksAccess } from '../support/access-checks';
 import { addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTeam, selfSignedCertificatePem, walkList } from '../support/org-admin-builders';
@@ -14,7 +15,6 @@ describe('SAML providers and SSO', () => {
 
   const saml = (org: OrgFixture) => `/v1/orgs/${org.id}/saml`;
   const provider = (org: OrgFixture, id: string) => `${saml(org)}/${id}`;
-  const outsider = async () => (await createOrganization(t)).admin;
   const body = (overrides: Record<string, unknown> = {}) => ({
     label: 'Okta',
     entityID: 'http://www.okta.com/exk1',
@@ -32,32 +32,11 @@ describe('SAML providers and SSO', () => {
     ).body;
 
   describe('POST /v1/orgs/{organizationId}/saml', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(saml(org)).send(body()), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(
-        await t.http
-          .post(saml(org))
-          .set(...(await outsider()).auth)
-          .send(body()),
-        404,
-      );
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .post(saml(org))
-          .set(...creator.auth)
-          .send(body()),
-        403,
-      );
+    itChecksAccess(() => t, {
+      request: (org) => t.http.post(saml(org)).send(body()),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'create', status: 403 },
     });
 
     it('creates an active provider, with service URLs derived from PUBLIC_URL and its id', async () => {
@@ -157,20 +136,11 @@ describe('SAML providers and SSO', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/saml', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(saml(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(saml(org)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const reader = await addMember(t, org, 'read');
-      expectErrorEnvelope(await t.http.get(saml(org)).set(...reader.auth), 403);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(saml(org)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'read', status: 403 },
     });
 
     it('walks every provider once, with their default teams', async () => {
@@ -188,28 +158,22 @@ describe('SAML providers and SSO', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/saml/{samlProviderId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(provider(org, created.id)), 401);
-    });
-
-    it("answers 404 to a caller from another organization, and for another organization's provider", async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(provider(org, created.id)).set(...(await outsider()).auth), 404);
-      const other = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(provider(other, created.id)).set(...other.admin.auth), 404);
-      const missing = await t.http.get(provider(org, 'nope')).set(...org.admin.auth);
-      expectErrorEnvelope(missing, 404);
-      expectContract(missing, 'getOrganizationSAMLProviderById');
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(provider(org, created.id)).set(...creator.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => t.http.get(provider(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: "answers 404 to a caller from another organization, and for another organization's provider",
+        also: async (org, created) => {
+          const other = await createOrganization(t);
+          await expectRefused(() => t.http.get(provider(other, created.id)), [other.admin, 404]);
+          const missing = await t.http.get(provider(org, 'nope')).set(...org.admin.auth);
+          expectErrorEnvelope(missing, 404);
+          expectContract(missing, 'getOrganizationSAMLProviderById');
+        },
+      },
+      member: { role: 'create', status: 403 },
     });
 
     it('answers the provider', async () => {
@@ -225,42 +189,17 @@ describe('SAML providers and SSO', () => {
   });
 
   describe('PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.patch(provider(org, created.id)).send({ label: 'New' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown provider', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(
-        await t.http
-          .patch(provider(org, created.id))
-          .set(...(await outsider()).auth)
-          .send({ label: 'New' }),
-        404,
-      );
-      expectErrorEnvelope(
-        await t.http
-          .patch(provider(org, 'nope'))
-          .set(...org.admin.auth)
-          .send({ label: 'New' }),
-        404,
-      );
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      const created = await create(org);
-      expectErrorEnvelope(
-        await t.http
-          .patch(provider(org, created.id))
-          .set(...creator.auth)
-          .send({ label: 'New' }),
-        403,
-      );
+    const rename = (org: OrgFixture, id: string) => t.http.patch(provider(org, id)).send({ label: 'New' });
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => rename(org, created.id),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown provider',
+        also: (org) => expectRefused(() => rename(org, 'nope'), [org.admin, 404]),
+      },
+      member: { role: 'create', status: 403 },
     });
 
     it('changes only the fields given, sets and clears the default team and role', async () => {
@@ -334,24 +273,16 @@ describe('SAML providers and SSO', () => {
   });
 
   describe('DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(provider(org, created.id)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown provider', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(provider(org, created.id)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.delete(provider(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(provider(org, created.id)).set(...creator.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => t.http.delete(provider(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown provider',
+        also: (org) => expectRefused(() => t.http.delete(provider(org, 'nope')), [org.admin, 404]),
+      },
+      member: { role: 'create', status: 403 },
     });
 
     it('deletes the provider', async () => {
@@ -369,20 +300,11 @@ describe('SAML providers and SSO', () => {
   describe('GET /v1/orgs/{organizationId}/sso', () => {
     const sso = (org: OrgFixture) => `/v1/orgs/${org.id}/sso`;
 
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(sso(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(sso(org)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(sso(org)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(sso(org)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: null, status: 403 },
     });
 
     it("lists each provider's label and start URL to any member", async () => {

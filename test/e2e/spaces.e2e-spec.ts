@@ -1,6 +1,8 @@
 import { Revision } from '../../src/modules/content/revision.entity';
+import { expectRefused } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { expectLimitUpTo1000 } from '../support/org-admin-builders';
 import { createCollection, createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -73,30 +75,16 @@ describe('spaces', () => {
       expect(res.body).toMatchObject({ parent: collection.id, editMode: 'locked', permissions: { edit: false, merge: false, admin: true } });
     });
 
+    const createMine = (org: OrgFixture) => t.http.post(`/v1/orgs/${org.id}/spaces`).send({ title: 'Mine' });
+
     it('answers 404 to a caller outside the organization', async () => {
       const org = await createOrganization(t);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(
-        await t.http
-          .post(`/v1/orgs/${org.id}/spaces`)
-          .set(...outsider.auth)
-          .send({ title: 'Mine' }),
-        404,
-      );
+      await expectRefused(() => createMine(org), [await createUser(t), 404]);
     });
 
     it('needs the create role at the top level: 403 below it', async () => {
       const org = await createOrganization(t);
-      for (const role of ['review', 'read', null] as const) {
-        const member = await addMember(t, org, role);
-        expectErrorEnvelope(
-          await t.http
-            .post(`/v1/orgs/${org.id}/spaces`)
-            .set(...member.auth)
-            .send({ title: 'Mine' }),
-          403,
-        );
-      }
+      for (const role of ['review', 'read', null] as const) await expectRefused(() => createMine(org), [await addMember(t, org, role), 403]);
       const creator = await addMember(t, org, 'create');
       const res = await t.http
         .post(`/v1/orgs/${org.id}/spaces`)
@@ -212,12 +200,9 @@ describe('spaces', () => {
     it('answers 404 outside the organization and for an unknown id, 403 to a guest without a grant', async () => {
       const org = await createOrganization(t);
       const space = await createSpace(t, org);
-      const outsider = await createUser(t);
-      const res = await t.http.get(`/v1/spaces/${space.id}`).set(...outsider.auth);
-      expectErrorEnvelope(res, 404);
-      expectErrorEnvelope(await t.http.get('/v1/spaces/unknown').set(...org.admin.auth), 404);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(`/v1/spaces/${space.id}`).set(...guest.auth), 403);
+      await expectRefused(() => t.http.get(`/v1/spaces/${space.id}`), [await createUser(t), 404]);
+      await expectRefused(() => t.http.get('/v1/spaces/unknown'), [org.admin, 404]);
+      await expectRefused(() => t.http.get(`/v1/spaces/${space.id}`), [await addMember(t, org, null), 403]);
     });
 
     it('gives published URLs by visibility; a share-link space needs its shareKey', async () => {
@@ -334,22 +319,9 @@ describe('spaces', () => {
     it('answers 404 outside the organization and 403 below admin', async () => {
       const org = await createOrganization(t);
       const space = await createSpace(t, org);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(
-        await t.http
-          .patch(`/v1/spaces/${space.id}`)
-          .set(...outsider.auth)
-          .send({ title: 'Mine' }),
-        404,
-      );
-      const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .patch(`/v1/spaces/${space.id}`)
-          .set(...creator.auth)
-          .send({ title: 'Mine' }),
-        403,
-      );
+      const rename = () => t.http.patch(`/v1/spaces/${space.id}`).send({ title: 'Mine' });
+      await expectRefused(rename, [await createUser(t), 404]);
+      await expectRefused(rename, [await addMember(t, org, 'create'), 403]);
     });
 
     it.each([
@@ -395,9 +367,8 @@ describe('spaces', () => {
 
     it('requires authentication and answers 404 outside the organization', async () => {
       const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(`/v1/orgs/${org.id}/spaces`), 401);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(await t.http.get(`/v1/orgs/${org.id}/spaces`).set(...outsider.auth), 404);
+      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/spaces`), [null, 401]);
+      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/spaces`), [await createUser(t), 404]);
     });
 
     it('walks every space of the organization once, in their kept order, with the filtered count', async () => {
@@ -437,19 +408,7 @@ describe('spaces', () => {
       const org = await createOrganization(t);
       await createSpace(t, org);
       await createSpace(t, org);
-      await t.http
-        .get(`/v1/orgs/${org.id}/spaces`)
-        .query({ limit: 1000 })
-        .set(...org.admin.auth)
-        .expect(200);
-      expectErrorEnvelope(
-        await t.http
-          .get(`/v1/orgs/${org.id}/spaces`)
-          .query({ limit: 1001 })
-          .set(...org.admin.auth),
-        400,
-        /limit/,
-      );
+      await expectLimitUpTo1000(t, `/v1/orgs/${org.id}/spaces`, org.admin);
       const first = await t.http
         .get(`/v1/orgs/${org.id}/spaces`)
         .query({ limit: 1 })
@@ -482,11 +441,10 @@ describe('spaces', () => {
     it('answers 401, 404 and 403 on a collection’s spaces as on the collection', async () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}/spaces`), 401);
-      const outsider = await createUser(t);
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}/spaces`).set(...outsider.auth), 404);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(`/v1/collections/${collection.id}/spaces`).set(...guest.auth), 403);
+      const spaces = () => t.http.get(`/v1/collections/${collection.id}/spaces`);
+      await expectRefused(spaces, [null, 401]);
+      await expectRefused(spaces, [await createUser(t), 404]);
+      await expectRefused(spaces, [await addMember(t, org, null), 403]);
     });
   });
 });

@@ -1,4 +1,5 @@
 import { TeamMember } from '../../src/modules/teams/team-member.entity';
+import { expectRefused, itChecksAccess } from '../support/access-checks';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { addToTeam, createTeam, TeamFixture, walkList } from '../support/org-admin-builders';
@@ -18,24 +19,16 @@ describe('team members', () => {
     Object.fromEntries((await t.dataSource.getRepository(TeamMember).findBy({ teamId: team.id })).map((row) => [row.userId, row.role]));
 
   describe('GET /v1/orgs/{organizationId}/teams/{teamId}/members', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.get(teamMembers(org, team)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.get(teamMembers(org, team)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.get(teamMembers(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      const team = await createTeam(t, org, { members: [guest] });
-      expectErrorEnvelope(await t.http.get(teamMembers(org, team)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org, guest) => createTeam(t, org, guest && { members: [guest] }),
+      request: (org, team) => t.http.get(teamMembers(org, team)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown team',
+        also: (org) => expectRefused(() => t.http.get(teamMembers(org, 'nope')), [org.admin, 404]),
+      },
+      member: { role: null, status: 403 },
     });
 
     it('lists team memberships: the organization member, the team role and permissions', async () => {
@@ -72,42 +65,23 @@ describe('team members', () => {
   });
 
   describe('PUT /v1/orgs/{organizationId}/teams/{teamId}/members', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.put(teamMembers(org, team)).send({ add: [] }), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMembers(org, team))
-          .set(...(await outsider()).auth)
-          .send({ add: [] }),
-        404,
-      );
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMembers(org, 'nope'))
-          .set(...org.admin.auth)
-          .send({ add: [] }),
-        404,
-      );
+    const change = (org: OrgFixture, team: TeamFixture | string, body: object = { add: [] }) => t.http.put(teamMembers(org, team)).send(body);
+    itChecksAccess(() => t, {
+      given: (org) => createTeam(t, org),
+      request: (org, team) => change(org, team),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown team',
+        also: (org) => expectRefused(() => change(org, 'nope'), [org.admin, 404]),
+      },
     });
 
     it('refuses a team member who is not an owner (nor an admin) with 403', async () => {
       const org = await createOrganization(t);
       const [member, other] = [await addMember(t, org, 'create'), await addMember(t, org, 'read')];
       const team = await createTeam(t, org, { members: [member] });
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMembers(org, team))
-          .set(...member.auth)
-          .send({ add: [other.user.id] }),
-        403,
-      );
+      await expectRefused(() => change(org, team, { add: [other.user.id] }), [member, 403]);
       expect(await rolesIn(team)).toEqual({ [member.user.id]: 'member' });
     });
 
@@ -198,50 +172,28 @@ describe('team members', () => {
   });
 
   describe('PUT /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}', () => {
+    const setRole = (org: OrgFixture, team: TeamFixture | string, user: Actor, body: object = {}) => t.http.put(teamMember(org, team, user)).send(body);
+
     it('requires authentication', async () => {
       const org = await createOrganization(t);
       const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.put(teamMember(org, team, org.admin)).send({ role: 'member' }), 401);
+      await expectRefused(() => setRole(org, team, org.admin, { role: 'member' }), [null, 401]);
     });
 
     it('answers 404 to a caller from another organization, for an unknown team and for a non-member', async () => {
       const org = await createOrganization(t);
       const team = await createTeam(t, org);
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMember(org, team, org.admin))
-          .set(...(await outsider()).auth)
-          .send({}),
-        404,
-      );
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMember(org, 'nope', org.admin))
-          .set(...org.admin.auth)
-          .send({}),
-        404,
-      );
+      await expectRefused(() => setRole(org, team, org.admin), [await outsider(), 404]);
+      await expectRefused(() => setRole(org, 'nope', org.admin), [org.admin, 404]);
       const stranger = await createUser(t);
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMember(org, team, stranger))
-          .set(...org.admin.auth)
-          .send({}),
-        404,
-      );
+      await expectRefused(() => setRole(org, team, stranger), [org.admin, 404]);
     });
 
     it('refuses a member who is neither admin nor owner with 403', async () => {
       const org = await createOrganization(t);
       const member = await addMember(t, org, 'create');
       const team = await createTeam(t, org, { members: [member] });
-      expectErrorEnvelope(
-        await t.http
-          .put(teamMember(org, team, member))
-          .set(...member.auth)
-          .send({ role: 'owner' }),
-        403,
-      );
+      await expectRefused(() => setRole(org, team, member, { role: 'owner' }), [member, 403]);
     });
 
     it('adds a member (as member by default) and changes their role', async () => {
@@ -283,25 +235,25 @@ describe('team members', () => {
   });
 
   describe('DELETE /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.delete(teamMember(org, team, org.admin)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, for an unknown team and for a non-member', async () => {
-      const org = await createOrganization(t);
-      const team = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.delete(teamMember(org, team, org.admin)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.delete(teamMember(org, 'nope', org.admin)).set(...org.admin.auth), 404);
-      expectErrorEnvelope(await t.http.delete(teamMember(org, team, 'nobody')).set(...org.admin.auth), 404);
+    itChecksAccess(() => t, {
+      given: (org) => createTeam(t, org),
+      request: (org, team) => t.http.delete(teamMember(org, team, org.admin)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, for an unknown team and for a non-member',
+        also: async (org, team) => {
+          await expectRefused(() => t.http.delete(teamMember(org, 'nope', org.admin)), [org.admin, 404]);
+          await expectRefused(() => t.http.delete(teamMember(org, team, 'nobody')), [org.admin, 404]);
+        },
+      },
     });
 
     it('refuses a member who is neither admin nor owner with 403', async () => {
       const org = await createOrganization(t);
       const [member, other] = [await addMember(t, org, 'create'), await addMember(t, org, 'read')];
       const team = await createTeam(t, org, { members: [member, other] });
-      expectErrorEnvelope(await t.http.delete(teamMember(org, team, other)).set(...member.auth), 403);
+      await expectRefused(() => t.http.delete(teamMember(org, team, other)), [member, 403]);
     });
 
     it('answers 205 when it removed the member and 204 when they were not in the team', async () => {
@@ -324,21 +276,16 @@ describe('team members', () => {
   describe('GET /v1/orgs/{organizationId}/members/{userId}/teams', () => {
     const memberTeams = (org: OrgFixture, user: Actor | string) => `/v1/orgs/${org.id}/members/${typeof user === 'string' ? user : user.user.id}/teams`;
 
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(memberTeams(org, org.admin)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for a non-member', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(memberTeams(org, org.admin)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.get(memberTeams(org, 'nobody')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(memberTeams(org, guest)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      // The admin's teams; the guest of the 403 check asks for their own.
+      request: (org, _, guest) => t.http.get(memberTeams(org, guest ?? org.admin)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for a non-member',
+        also: (org) => expectRefused(() => t.http.get(memberTeams(org, 'nobody')), [org.admin, 404]),
+      },
+      member: { role: null, status: 403 },
     });
 
     it("lists the member's teams with their role in each, filtered by title", async () => {

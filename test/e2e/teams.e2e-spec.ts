@@ -1,8 +1,9 @@
 import { Team } from '../../src/modules/teams/team.entity';
 import { TeamMember } from '../../src/modules/teams/team-member.entity';
+import { expectRefused, itChecksAccess } from '../support/access-checks';
 import { addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { addToTeam, createSpace, createTeam, grantSpace, walkList } from '../support/org-admin-builders';
+import { addToTeam, createSpace, createTeam, expectLimitUpTo1000, grantSpace, walkList } from '../support/org-admin-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('teams', () => {
@@ -12,37 +13,14 @@ describe('teams', () => {
 
   const teams = (org: OrgFixture) => `/v1/orgs/${org.id}/teams`;
   const team = (org: OrgFixture, teamId: string) => `${teams(org)}/${teamId}`;
-  const outsider = async () => (await createOrganization(t)).admin;
   const teamCount = (org: OrgFixture) => t.dataSource.getRepository(Team).countBy({ organizationId: org.id });
 
   describe('PUT /v1/orgs/{organizationId}/teams', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.put(teams(org)).send({ title: 'Docs' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(
-        await t.http
-          .put(teams(org))
-          .set(...(await outsider()).auth)
-          .send({ title: 'Docs' }),
-        404,
-      );
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .put(teams(org))
-          .set(...creator.auth)
-          .send({ title: 'Docs' }),
-        403,
-      );
-      expect(await teamCount(org)).toBe(0);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.put(teams(org)).send({ title: 'Docs' }),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'create', status: 403, after: async (org) => expect(await teamCount(org)).toBe(0) },
     });
 
     it('creates a team with its initial members', async () => {
@@ -118,20 +96,11 @@ describe('teams', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/teams', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(teams(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(teams(org)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(teams(org)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(teams(org)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: null, status: 403 },
     });
 
     it('lists teams with counts and the permissions of the caller, oldest first', async () => {
@@ -199,43 +168,25 @@ describe('teams', () => {
 
     it('accepts limit=1000 and refuses limit=1001', async () => {
       const org = await createOrganization(t);
-      await t.http
-        .get(teams(org))
-        .query({ limit: 1000 })
-        .set(...org.admin.auth)
-        .expect(200);
-      expectErrorEnvelope(
-        await t.http
-          .get(teams(org))
-          .query({ limit: 1001 })
-          .set(...org.admin.auth),
-        400,
-        /limit/,
-      );
+      await expectLimitUpTo1000(t, teams(org), org.admin);
     });
   });
 
   describe('GET /v1/orgs/{organizationId}/teams/{teamId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.get(team(org, created.id)), 401);
-    });
-
-    it("answers 404 to a caller from another organization, and for another organization's team", async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.get(team(org, created.id)).set(...(await outsider()).auth), 404);
-      const other = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(team(other, created.id)).set(...other.admin.auth), 404);
-      expectErrorEnvelope(await t.http.get(team(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      const created = await createTeam(t, org, { members: [guest] });
-      expectErrorEnvelope(await t.http.get(team(org, created.id)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org, guest) => createTeam(t, org, guest && { members: [guest] }),
+      request: (org, created) => t.http.get(team(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: "answers 404 to a caller from another organization, and for another organization's team",
+        also: async (org, created) => {
+          const other = await createOrganization(t);
+          await expectRefused(() => t.http.get(team(other, created.id)), [other.admin, 404]);
+          await expectRefused(() => t.http.get(team(org, 'nope')), [org.admin, 404]);
+        },
+      },
+      member: { role: null, status: 403 },
     });
 
     it('answers the team with live member and space counts', async () => {
@@ -256,42 +207,23 @@ describe('teams', () => {
   });
 
   describe('PATCH /v1/orgs/{organizationId}/teams/{teamId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.patch(team(org, created.id)).send({ title: 'New' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(
-        await t.http
-          .patch(team(org, created.id))
-          .set(...(await outsider()).auth)
-          .send({ title: 'New' }),
-        404,
-      );
-      expectErrorEnvelope(
-        await t.http
-          .patch(team(org, 'nope'))
-          .set(...org.admin.auth)
-          .send({ title: 'New' }),
-        404,
-      );
+    const rename = (org: OrgFixture, id: string, title = 'New') => t.http.patch(team(org, id)).send({ title });
+    itChecksAccess(() => t, {
+      given: (org) => createTeam(t, org),
+      request: (org, created) => rename(org, created.id),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown team',
+        also: (org) => expectRefused(() => rename(org, 'nope'), [org.admin, 404]),
+      },
     });
 
     it('refuses a team owner who is not an admin with 403', async () => {
       const org = await createOrganization(t);
       const owner = await addMember(t, org, 'create');
       const created = await createTeam(t, org, { owners: [owner] });
-      expectErrorEnvelope(
-        await t.http
-          .patch(team(org, created.id))
-          .set(...owner.auth)
-          .send({ title: 'Mine' }),
-        403,
-      );
+      await expectRefused(() => rename(org, created.id, 'Mine'), [owner, 403]);
     });
 
     it('renames the team; 64 characters are accepted and 65 refused', async () => {
@@ -325,24 +257,16 @@ describe('teams', () => {
   });
 
   describe('DELETE /v1/orgs/{organizationId}/teams/{teamId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.delete(team(org, created.id)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for an unknown team', async () => {
-      const org = await createOrganization(t);
-      const created = await createTeam(t, org);
-      expectErrorEnvelope(await t.http.delete(team(org, created.id)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.delete(team(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const owner = await addMember(t, org, 'create');
-      const created = await createTeam(t, org, { owners: [owner] });
-      expectErrorEnvelope(await t.http.delete(team(org, created.id)).set(...owner.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org, owner) => createTeam(t, org, owner && { owners: [owner] }),
+      request: (org, created) => t.http.delete(team(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for an unknown team',
+        also: (org) => expectRefused(() => t.http.delete(team(org, 'nope')), [org.admin, 404]),
+      },
+      member: { role: 'create', status: 403 },
     });
 
     it('deletes the team with its memberships and grants', async () => {

@@ -1,6 +1,7 @@
+import { expectRefused, itChecksAccess } from '../support/access-checks';
 import { addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
-import { walkList } from '../support/org-admin-builders';
+import { expectLimitUpTo1000, walkList } from '../support/org-admin-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -14,7 +15,6 @@ describe('translation settings', () => {
 
   const translations = (org: OrgFixture) => `/v1/orgs/${org.id}/translations`;
   const settings = (org: OrgFixture, id: string) => `${translations(org)}/${id}`;
-  const outsider = async () => (await createOrganization(t)).admin;
   const create = async (org: OrgFixture, body: object = { title: 'Docs', languages: ['fr'] }) =>
     (
       await t.http
@@ -38,32 +38,11 @@ describe('translation settings', () => {
   };
 
   describe('POST /v1/orgs/{organizationId}/translations', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.post(translations(org)).send({ title: 'Docs' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(
-        await t.http
-          .post(translations(org))
-          .set(...(await outsider()).auth)
-          .send({ title: 'Docs' }),
-        404,
-      );
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      expectErrorEnvelope(
-        await t.http
-          .post(translations(org))
-          .set(...creator.auth)
-          .send({ title: 'Docs' }),
-        403,
-      );
+    itChecksAccess(() => t, {
+      request: (org) => t.http.post(translations(org)).send({ title: 'Docs' }),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'create', status: 403 },
     });
 
     it('creates settings with canonical, de-duplicated language tags and a Location header', async () => {
@@ -115,20 +94,11 @@ describe('translation settings', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/translations', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(translations(org)), 401);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(translations(org)).set(...(await outsider()).auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      expectErrorEnvelope(await t.http.get(translations(org)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      request: (org) => t.http.get(translations(org)),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: null, status: 403 },
     });
 
     it('lists settings to any member, with their permissions, walking every one once', async () => {
@@ -151,43 +121,25 @@ describe('translation settings', () => {
 
     it('accepts limit=1000 and refuses limit=1001', async () => {
       const org = await createOrganization(t);
-      await t.http
-        .get(translations(org))
-        .query({ limit: 1000 })
-        .set(...org.admin.auth)
-        .expect(200);
-      expectErrorEnvelope(
-        await t.http
-          .get(translations(org))
-          .query({ limit: 1001 })
-          .set(...org.admin.auth),
-        400,
-        /limit/,
-      );
+      await expectLimitUpTo1000(t, translations(org), org.admin);
     });
   });
 
   describe('GET /v1/orgs/{organizationId}/translations/{translationSettingsId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(settings(org, created.id)), 401);
-    });
-
-    it("answers 404 to a caller from another organization, and for another organization's settings", async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(settings(org, created.id)).set(...(await outsider()).auth), 404);
-      const other = await createOrganization(t);
-      expectErrorEnvelope(await t.http.get(settings(other, created.id)).set(...other.admin.auth), 404);
-      expectErrorEnvelope(await t.http.get(settings(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses guests with 403', async () => {
-      const org = await createOrganization(t);
-      const guest = await addMember(t, org, null);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.get(settings(org, created.id)).set(...guest.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => t.http.get(settings(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: "answers 404 to a caller from another organization, and for another organization's settings",
+        also: async (org, created) => {
+          const other = await createOrganization(t);
+          await expectRefused(() => t.http.get(settings(other, created.id)), [other.admin, 404]);
+          await expectRefused(() => t.http.get(settings(org, 'nope')), [org.admin, 404]);
+        },
+      },
+      member: { role: null, status: 403 },
     });
 
     it('answers the settings to any member', async () => {
@@ -203,42 +155,17 @@ describe('translation settings', () => {
   });
 
   describe('PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.put(settings(org, created.id)).send({ title: 'New' }), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for unknown settings', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(
-        await t.http
-          .put(settings(org, created.id))
-          .set(...(await outsider()).auth)
-          .send({ title: 'New' }),
-        404,
-      );
-      expectErrorEnvelope(
-        await t.http
-          .put(settings(org, 'nope'))
-          .set(...org.admin.auth)
-          .send({ title: 'New' }),
-        404,
-      );
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const creator = await addMember(t, org, 'create');
-      const created = await create(org);
-      expectErrorEnvelope(
-        await t.http
-          .put(settings(org, created.id))
-          .set(...creator.auth)
-          .send({ title: 'New' }),
-        403,
-      );
+    const rename = (org: OrgFixture, id: string) => t.http.put(settings(org, id)).send({ title: 'New' });
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => rename(org, created.id),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for unknown settings',
+        also: (org) => expectRefused(() => rename(org, 'nope'), [org.admin, 404]),
+      },
+      member: { role: 'create', status: 403 },
     });
 
     it('replaces the title, and the languages when given', async () => {
@@ -288,24 +215,16 @@ describe('translation settings', () => {
   });
 
   describe('DELETE /v1/orgs/{organizationId}/translations/{translationSettingsId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(settings(org, created.id)), 401);
-    });
-
-    it('answers 404 to a caller from another organization, and for unknown settings', async () => {
-      const org = await createOrganization(t);
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(settings(org, created.id)).set(...(await outsider()).auth), 404);
-      expectErrorEnvelope(await t.http.delete(settings(org, 'nope')).set(...org.admin.auth), 404);
-    });
-
-    it('refuses a member who is not an admin with 403', async () => {
-      const org = await createOrganization(t);
-      const reader = await addMember(t, org, 'read');
-      const created = await create(org);
-      expectErrorEnvelope(await t.http.delete(settings(org, created.id)).set(...reader.auth), 403);
+    itChecksAccess(() => t, {
+      given: (org) => create(org),
+      request: (org, created) => t.http.delete(settings(org, created.id)),
+      anonymous: 401,
+      outsider: {
+        status: 404,
+        title: 'answers 404 to a caller from another organization, and for unknown settings',
+        also: (org) => expectRefused(() => t.http.delete(settings(org, 'nope')), [org.admin, 404]),
+      },
+      member: { role: 'read', status: 403 },
     });
 
     it('deletes the settings with 205 and no body', async () => {

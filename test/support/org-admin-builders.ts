@@ -9,6 +9,7 @@ import { TeamMembersService } from '../../src/modules/teams/team-members.service
 import type { TeamMemberRole } from '../../src/modules/teams/team-member.entity';
 import { TeamsService } from '../../src/modules/teams/teams.service';
 import { Actor, OrgFixture, unique } from './builders';
+import { expectErrorEnvelope } from './contract';
 import { createSpace as createSpaceThroughService } from './space-builders';
 import type { TestApp } from './test-app';
 
@@ -86,6 +87,23 @@ export async function walkList(
     pages++;
   } while (page);
   return { ids, pages, count };
+}
+
+/** A list at `path` accepts limit=1000 and refuses limit=1001 with 400 naming `limit`. */
+export async function expectLimitUpTo1000(t: TestApp, path: string, actor: Actor): Promise<void> {
+  await t.http
+    .get(path)
+    .query({ limit: 1000 })
+    .set(...actor.auth)
+    .expect(200);
+  expectErrorEnvelope(
+    await t.http
+      .get(path)
+      .query({ limit: 1001 })
+      .set(...actor.auth),
+    400,
+    /limit/,
+  );
 }
 
 /** A fresh self-signed X.509 certificate in PEM, as an identity provider would hand out. */

@@ -4,6 +4,7 @@ import { OrganizationsRepository } from '../../src/modules/organizations/organiz
 import { SpacesService } from '../../src/modules/spaces/spaces.service';
 import { Actor, OrgFixture, unique } from './builders';
 import type { TestApp } from './test-app';
+import type { Website } from './website-fixture';
 
 /** Builders for spaces and collections, through the spaces and collections services (as the org's admin by default). */
 async function membershipOf(t: TestApp, org: OrgFixture, actor: Actor): Promise<Membership> {
@@ -38,4 +39,26 @@ export async function createCollection(
     parent: overrides.parent,
   });
   return { id: collection.id };
+}
+
+/** A new space of `org` with `site`'s /docs/ imported through the API as the admin: the import's revision, page ids by path, and the files. */
+export async function createImportedSpace(t: TestApp, org: OrgFixture, site: Website) {
+  const space = await createSpace(t, org);
+  const res = await t.http
+    .post(`/v1/spaces/${space.id}/content/import`)
+    .set(...org.admin.auth)
+    .send({ url: `${site.origin}/docs/`, source: 'website' })
+    .expect(201);
+  const tree = await t.http
+    .get(`/v1/spaces/${space.id}/content/pages`)
+    .set(...org.admin.auth)
+    .expect(200);
+  const pages: Record<string, string> = {};
+  const walk = (list: { id: string; path: string; pages: [] }[]) => list.forEach((page) => ((pages[page.path] = page.id), walk(page.pages)));
+  walk(tree.body.pages);
+  const files = await t.http
+    .get(`/v1/spaces/${space.id}/content/files`)
+    .set(...org.admin.auth)
+    .expect(200);
+  return { space, revision: res.body.revision as string, pages, files: files.body.items as { id: string; name: string; downloadURL: string }[] };
 }
