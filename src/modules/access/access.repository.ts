@@ -7,6 +7,7 @@ import type { MemberRoleOrGuest } from '../../common/roles';
 import { Collection } from '../collections/collection.entity';
 import { Membership } from '../organizations/membership.entity';
 import { Space } from '../spaces/space.entity';
+import { queryPrepared } from '../../database/prepared-query';
 import { COLLECTION_RANK_SQL, guestReachesCollectionSql, guestReachesSpaceSql, SPACE_RANK_SQL } from './effective-level.sql';
 
 /** A space or collection with the caller's standing in its organization and effective rank on it. */
@@ -45,9 +46,12 @@ export class AccessRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The space (deleted or not) with the caller's rank on it, in one query; null when it does not exist. */
-  async findSpace(userId: string, spaceId: string, manager: EntityManager = this.dataSource.manager): Promise<Ranked<Space> | null> {
-    const [row] = await manager.query(FIND_SPACE_SQL, [userId, spaceId]);
-    return row ? this.hydrateRanked(Space, row, manager) : null;
+  async findSpace(userId: string, spaceId: string, manager?: EntityManager): Promise<Ranked<Space> | null> {
+    // Behind every space route: prepared once per connection, unless it must run in the caller's transaction.
+    const [row] = manager
+      ? await manager.query(FIND_SPACE_SQL, [userId, spaceId])
+      : await queryPrepared<Record<string, unknown> & RankColumns>(this.dataSource, 'quire_find_space', FIND_SPACE_SQL, [userId, spaceId]);
+    return row ? this.hydrateRanked(Space, row, manager ?? this.dataSource.manager) : null;
   }
 
   /** The collection with the caller's rank on it, in one query; null when it does not exist. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { User } from '../users/user.entity';
+import { queryPrepared } from '../../database/prepared-query';
 import { ApiToken } from './api-token.entity';
 
 export interface TokenOwner {
@@ -22,20 +23,20 @@ export class TokensRepository {
     return manager.existsBy(ApiToken, { tokenHash });
   }
 
-  /** The token's user in one round trip: this runs on every authenticated request. */
+  /** The token's user in one round trip, as a prepared statement: this runs on every authenticated request. */
   async findOwnerByHash(tokenHash: string): Promise<TokenOwner | undefined> {
-    const [row] = await this.dataSource.query<
-      {
-        token_id: string;
-        last_used_at: Date | null;
-        id: string;
-        display_name: string;
-        email: string;
-        photo_url: string | null;
-        created_at: Date;
-        updated_at: Date;
-      }[]
-    >(
+    const [row] = await queryPrepared<{
+      token_id: string;
+      last_used_at: Date | null;
+      id: string;
+      display_name: string;
+      email: string;
+      photo_url: string | null;
+      created_at: Date;
+      updated_at: Date;
+    }>(
+      this.dataSource,
+      'quire_token_owner',
       `SELECT t.id AS token_id, t.last_used_at, u.id, u.display_name, u.email, u.photo_url, u.created_at, u.updated_at
          FROM api_tokens t JOIN users u ON u.id = t.user_id
         WHERE t.token_hash = $1`,
