@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { ConfigError } from './config/env.schema';
 import { AppConfig, loadConfig } from './config/app-config';
 import { createApp } from './app.factory';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     deadline.unref();
     try {
+      await drain(app.getHttpServer() as Server);
       await app.close();
       await database.release();
       logger.info('stopped');
@@ -54,6 +56,23 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Stops accepting connections and waits for the requests in flight. Nest's own close() runs the
+ * providers' destroy hooks before it closes the HTTP server, which would pull resources (outbound
+ * agents, the pool) from under requests still running; draining first keeps them until the end.
+ */
+function drain(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    // Keep-alive connections between requests would hold close() open: close them as they go idle.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(idle);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 void main();

@@ -71,7 +71,7 @@ describe('OutboundHttpClient', () => {
     return instance;
   };
   const clients: OutboundHttpClient[] = [];
-  afterAll(() => clients.forEach((instance) => instance.onModuleDestroy()));
+  afterAll(() => clients.forEach((instance) => instance.onApplicationShutdown()));
 
   const failure = async (promise: Promise<unknown>): Promise<OutboundError> => {
     const error = await promise.then(

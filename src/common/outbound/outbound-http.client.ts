@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -41,7 +41,7 @@ const USER_AGENT = 'QuireImporter/1.0';
  * public page that redirects to one, is refused unless `OUTBOUND_ALLOW_PRIVATE=true`.
  */
 @Injectable()
-export class OutboundHttpClient implements OnModuleDestroy {
+export class OutboundHttpClient implements OnApplicationShutdown {
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
   private readonly httpAgent: HttpAgent;
@@ -60,7 +60,8 @@ export class OutboundHttpClient implements OnModuleDestroy {
     this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 32 });
   }
 
-  onModuleDestroy(): void {
+  /** After the HTTP server has closed (unlike onModuleDestroy), so imports in flight keep their sockets. */
+  onApplicationShutdown(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }

@@ -1,0 +1,70 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort } from '../../src/common/free-port';
+import { TEST_DATABASE_URL } from '../support/database';
+import { runCli } from '../support/run-cli';
+import { serveWebsite, Website } from '../support/website-fixture';
+
+/**
+ * Graceful shutdown: on SIGTERM the server stops accepting connections, lets the requests it is
+ * serving finish, then exits 0. A website import that waits on a slow page is the in-flight request.
+ */
+describe('graceful shutdown', () => {
+  let server: ChildProcess | undefined;
+  let site: Website | undefined;
+  afterAll(async () => {
+    server?.kill('SIGKILL');
+    await site?.close();
+  });
+
+  it('finishes an in-flight request after SIGTERM, refuses new connections, and exits 0', async () => {
+    let releasePage: () => void = () => undefined;
+    let pageRequested: () => void = () => undefined;
+    const requested = new Promise<void>((resolve) => (pageRequested = resolve));
+    site = await serveWebsite({
+      '/docs': (_req, res) => {
+        pageRequested();
+        releasePage = () =>
+          res
+            .writeHead(200, { 'content-type': 'text/html' })
+            .end('<html><head><title>Slow</title></head><body><main><h1>Slow</h1><p>Body</p></main></body></html>');
+      },
+    });
+
+    const env = { DATABASE_URL: process.env[TEST_DATABASE_URL] as string, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'info' };
+    const boot = JSON.parse((await runCli(['bootstrap', '--org', 'Shutdown Org', '--email', 'shutdown@example.com'], { ...env, LOG_LEVEL: 'silent' })).stdout);
+    const auth = { Authorization: `Bearer ${boot.token}`, 'Content-Type': 'application/json' };
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+      cwd: join(__dirname, '..', '..'),
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', OUTBOUND_ALLOW_PRIVATE: 'true', SHUTDOWN_TIMEOUT_MS: '20000' },
+    });
+    let logs = '';
+    server.stdout?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => server?.once('exit', resolve));
+    while (!logs.includes('Quire listening')) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const space = (await (
+      await fetch(`${base}/v1/orgs/${boot.organizationId}/spaces`, { method: 'POST', headers: auth, body: '{"title":"Docs"}' })
+    ).json()) as { id: string };
+    const inFlight = fetch(`${base}/v1/spaces/${space.id}/content/import`, {
+      method: 'POST',
+      headers: { ...auth, Connection: 'close' },
+      body: JSON.stringify({ url: `${site.origin}/docs`, source: 'website' }),
+    });
+    await requested; // the import is now waiting on the slow page
+    server.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    await expect(fetch(`${base}/health/live`)).rejects.toThrow(); // no longer accepting
+    releasePage();
+    const finished = await inFlight;
+    expect(finished.status).toBe(201);
+    expect(await finished.json()).toMatchObject({ importedResources: 1 });
+    expect(await exited).toBe(0);
+    server = undefined;
+    expect(logs).toMatch(/"msg":"stopped"/);
+  }, 60_000);
+});
