@@ -11,7 +11,8 @@ import { AppConfig } from './config/app-config';
 /** Everything between "app created" and "listening", shared by the server, the tests and the bench. */
 export function setupApp(app: NestExpressApplication, config: AppConfig, logger: Logger): INestApplication {
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Forwarded headers are believed only from proxies on private networks (the load balancer), not from clients.
+  app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal']);
   app.use(requestLogging(logger));
   // The docs page loads Swagger UI's own script and styles; keep the rest of helmet's defaults.
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
