@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { MemberRoleOrGuest } from '../../src/common/roles';
 import { AdminService } from '../../src/modules/admin/admin.service';
+import { Membership } from '../../src/modules/organizations/membership.entity';
+import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { OrganizationsService } from '../../src/modules/organizations/organizations.service';
 import { TokensService } from '../../src/modules/tokens/tokens.service';
 import { User } from '../../src/modules/users/user.entity';
@@ -43,4 +45,11 @@ export async function addMember(t: TestApp, org: OrgFixture, role: MemberRoleOrG
   const user = (await t.app.get(UsersService).findByEmail(email)) as User;
   expect(user.id).toBe(userId);
   return { user, token, auth: ['Authorization', `Bearer ${token}`] };
+}
+
+/** `actor`'s membership in `org`, for calling services directly as that member. */
+export async function membershipOf(t: TestApp, org: OrgFixture, actor: Actor): Promise<Membership> {
+  const membership = await t.app.get(OrganizationsRepository).findMembership(org.id, actor.user.id);
+  if (!membership) throw new Error(`${actor.user.email} is not in organization ${org.id}`);
+  return membership;
 }

@@ -3,20 +3,17 @@ import { X509CertificateGenerator } from '@peculiar/x509';
 import type { MemberRole } from '../../src/common/roles';
 import { GrantsService } from '../../src/modules/access/grants.service';
 import { Membership } from '../../src/modules/organizations/membership.entity';
-import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { SpacesService } from '../../src/modules/spaces/spaces.service';
 import { TeamMembersService } from '../../src/modules/teams/team-members.service';
 import type { TeamMemberRole } from '../../src/modules/teams/team-member.entity';
 import { TeamsService } from '../../src/modules/teams/teams.service';
-import { Actor, OrgFixture, unique } from './builders';
+import { Actor, membershipOf, OrgFixture, unique } from './builders';
 import { expectErrorEnvelope } from './contract';
 import { createSpace as createSpaceThroughService } from './space-builders';
 import type { TestApp } from './test-app';
 
 /** Builders for organization administration: teams through the teams services, as the org's admin. */
-async function adminMembership(t: TestApp, org: OrgFixture): Promise<Membership> {
-  return (await t.app.get(OrganizationsRepository).findMembership(org.id, org.admin.user.id)) as Membership;
-}
+const adminMembership = (t: TestApp, org: OrgFixture) => membershipOf(t, org, org.admin);
 
 export interface TeamFixture {
   id: string;

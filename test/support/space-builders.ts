@@ -1,17 +1,10 @@
 import { CollectionsService } from '../../src/modules/collections/collections.service';
-import { Membership } from '../../src/modules/organizations/membership.entity';
-import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { SpacesService } from '../../src/modules/spaces/spaces.service';
-import { Actor, OrgFixture, unique } from './builders';
+import { Actor, membershipOf, OrgFixture, unique } from './builders';
 import type { TestApp } from './test-app';
 import type { Website } from './website-fixture';
 
 /** Builders for spaces and collections, through the spaces and collections services (as the org's admin by default). */
-async function membershipOf(t: TestApp, org: OrgFixture, actor: Actor): Promise<Membership> {
-  const membership = await t.app.get(OrganizationsRepository).findMembership(org.id, actor.user.id);
-  if (!membership) throw new Error(`${actor.user.email} is not in organization ${org.id}`);
-  return membership;
-}
 
 /** A new space of `org` (in collection `parent` when given), with its first revision. */
 export async function createSpace(

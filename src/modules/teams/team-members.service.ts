@@ -1,10 +1,9 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
-import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { UpdateTeamMembersDto } from './dto/update-team-members.dto';
 import { identifiersOf, planTeamMemberChanges } from './team-member-changes';
 import { TeamMemberRole } from './team-member.entity';
@@ -19,7 +18,6 @@ export class TeamMembersService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly teams: TeamsService,
     private readonly teamMembers: TeamMembersRepository,
-    private readonly organizations: OrganizationsRepository,
   ) {}
 
   async list(caller: Membership, teamId: string, query: ListQueryDto): Promise<{ team: TeamRow; page: Page<TeamMemberRow> }> {
@@ -43,14 +41,14 @@ export class TeamMembersService {
   /** Adds a member to the team, or changes their role; without a role, a new member is a `member`. */
   async set(caller: Membership, teamId: string, userId: string, role: TeamMemberRole | undefined): Promise<void> {
     await this.managed(caller, teamId);
-    await this.organizationMember(caller, userId);
+    await this.teams.requireMember(caller, userId);
     await this.teamMembers.upsert(caller.organizationId, teamId, [{ userId, role: role ?? 'member' }], role !== undefined, this.dataSource.manager);
   }
 
   /** Answers whether the user was in the team. */
   async remove(caller: Membership, teamId: string, userId: string): Promise<boolean> {
     await this.managed(caller, teamId);
-    await this.organizationMember(caller, userId);
+    await this.teams.requireMember(caller, userId);
     return (await this.teamMembers.remove(teamId, [userId])) > 0;
   }
 
@@ -60,9 +58,5 @@ export class TeamMembersService {
       throw new ForbiddenException("Only organization admins and the team's owners can manage its members");
     }
     return team;
-  }
-
-  private async organizationMember(caller: Membership, userId: string): Promise<void> {
-    if (!(await this.organizations.findMembership(caller.organizationId, userId))) throw new NotFoundException(`Member ${userId} not found`);
   }
 }

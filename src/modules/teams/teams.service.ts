@@ -59,10 +59,15 @@ export class TeamsService {
     await this.teams.delete(teamId);
   }
 
+  /** 404 unless `userId` is a member (or guest) of the caller's organization. */
+  async requireMember(caller: Membership, userId: string): Promise<void> {
+    if (!(await this.organizations.findMembership(caller.organizationId, userId))) throw new NotFoundException(`Member ${userId} not found`);
+  }
+
   /** The teams of one member, with their role in each. */
   async listForMember(caller: Membership, userId: string, query: ListMemberTeamsQueryDto): Promise<Page<TeamRow & { memberRole: TeamMemberRole }>> {
     if (!canListTeams(caller)) throw new ForbiddenException('Guests cannot list teams');
-    if (!(await this.organizations.findMembership(caller.organizationId, userId))) throw new NotFoundException(`Member ${userId} not found`);
+    await this.requireMember(caller, userId);
     return this.teams.listForMember(caller.organizationId, userId, caller.userId, query);
   }
 
