@@ -23,6 +23,9 @@ const shared = {
 };
 
 module.exports = {
+  // Jest 30 reads the timeout from the global configuration only (a project's own is ignored).
+  // e2e tests start the app and may wait on PostgreSQL; 5 s is too tight on a loaded 2-core machine.
+  testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     {
@@ -31,7 +34,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 30000,
     },
   ],
 };

@@ -15,6 +15,10 @@ spec.$id = SPEC_ID;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats(ajv);
+// The description's own formats: an emoji is a codepoint in hex ("1f389") or the character itself,
+// an icon is a name ("gear"). Registering them keeps Ajv from warning on every compile.
+ajv.addFormat('emoji', /^(?:[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}[^\s]*)$/iu);
+ajv.addFormat('icon', /^[a-z0-9][a-z0-9-]*$/);
 ajv.addSchema(spec);
 
 const operations = new Map<string, { path: string; method: string; operation: Json }>();
