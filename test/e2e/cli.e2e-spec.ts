@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { unique } from '../support/builders';
 import { TEST_DATABASE_URL } from '../support/database';
 import { expectErrorEnvelope } from '../support/contract';
 import { runCli } from '../support/run-cli';
+import { ROOT } from '../support/server-process';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('admin CLI', () => {
@@ -65,6 +67,19 @@ describe('admin CLI', () => {
     const result = await runCli(['token:create', '--email', 'a@b.test'], { ...env(), PORT: 'eighty' });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(/^Invalid environment variable PORT: /);
+  });
+
+  it('runs as the README writes it (`npm run -s cli -- …`): stdout is the JSON line alone, ready for a pipe', async () => {
+    const email = `${unique('readme')}@example.com`;
+    const child = spawn('npm', ['run', '-s', 'cli', '--', 'bootstrap', '--org', unique('Readme Org'), '--email', email], {
+      cwd: ROOT,
+      env: { ...process.env, ...env() },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(lines(stdout)).toHaveLength(1);
+    expect(JSON.parse(stdout)).toEqual({ organizationId: expect.any(String), userId: expect.any(String), token: expect.stringMatching(/^quire_/) });
   });
 
   it('keeps the 401 envelope for a revoked or unknown token', async () => {
