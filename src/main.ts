@@ -1,20 +1,42 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { ConfigError } from './config/env.schema';
 import { AppConfig, loadConfig } from './config/app-config';
 import { createApp } from './app.factory';
 import { createLogger } from './common/logging/logger';
+import { loadDotEnv } from './config/dotenv';
 import { resolveDatabase } from './database/database-url';
+import { checkDatabase, StartupError } from './database/preflight';
+
+/**
+ * Binds the port for a moment before anything starts, so a port already in use stops the process
+ * at once with one line, before the embedded PostgreSQL starts. (listen() below still handles a race.)
+ */
+function checkPortFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new StartupError(portInUse(port, host)) : error));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+const portInUse = (port: number, host: string) => `Cannot start: port ${port} on ${host} is already in use. Stop the other process or set PORT.`;
+
+/** Ends the process with one plain line on stderr: the mistakes an operator makes at start-up. */
+function refuseToStart(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
 
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
+    loadDotEnv();
     config = loadConfig();
+    await checkPortFree(config.port, config.host);
+    if (config.databaseUrl) await checkDatabase(config.databaseUrl);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError || error instanceof StartupError) refuseToStart(error.message);
     throw error;
   }
 
@@ -24,10 +46,21 @@ async function main(): Promise<void> {
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
     app = await createApp(config, database.url, logger);
-    await app.listen(config.port, config.host);
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
     await database.release().catch(() => undefined);
+    process.exit(1);
+  }
+  try {
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    // Stop what this process started (the pool, the embedded PostgreSQL) before saying why.
+    await app.close().catch(() => undefined);
+    await database.release().catch(() => undefined);
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE') refuseToStart(portInUse(config.port, config.host));
+    if (code === 'EACCES') refuseToStart(`Cannot start: no permission to listen on port ${config.port}. Use a port above 1023 (PORT).`);
+    logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   }
   logger.info({ port: config.port, embeddedDatabase: database.embedded, startupMs: Date.now() - started }, `Quire listening on ${config.publicUrl}`);

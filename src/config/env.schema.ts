@@ -158,6 +158,10 @@ export class EnvironmentVariables {
 
 export class ConfigError extends Error {}
 
+const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
+/** Never echoed in an error line: they hold passwords or tokens. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN']);
+
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
   // An empty variable counts as unset, as in most deployment tools.
@@ -166,8 +170,12 @@ export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariable
   const errors = validateSync(parsed);
   if (errors.length > 0) {
     const first = errors[0];
-    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
-    throw new ConfigError(`Invalid environment variable ${first.property}: ${reason.replace(`${first.property} `, '')}`);
+    const constraints = first.constraints ?? {};
+    // The type check speaks first: PORT=abc "must be an integer number", not "must not be greater than 65535".
+    const key = TYPE_CONSTRAINTS.find((name) => name in constraints) ?? Object.keys(constraints)[0];
+    const reason = (key ? constraints[key] : 'is invalid').replace(`${first.property} `, '');
+    const shown = SECRET_VARIABLES.has(first.property) ? '' : ` (got ${JSON.stringify(String(first.value))})`;
+    throw new ConfigError(`Invalid environment variable ${first.property}: ${reason}${shown}`);
   }
   const bootstrap = [parsed.BOOTSTRAP_ORG_TITLE, parsed.BOOTSTRAP_ADMIN_EMAIL];
   if (bootstrap.some(Boolean) && !bootstrap.every(Boolean)) {

@@ -1,8 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/run-cli';
+import { runCliProcess as runCli } from '../support/run-cli';
+import { spawnServer } from '../support/server-process';
 
 /**
  * The zero-install path: no DATABASE_URL, the server runs its own PostgreSQL under DATA_DIR,
@@ -19,24 +20,10 @@ describe('embedded PostgreSQL', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  function startServer(): Promise<{ process: ChildProcess; port: number; logs: () => string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-        cwd: join(__dirname, '..', '..'),
-        env: { ...process.env, ...env, DATABASE_URL: '', PORT: '47311' } as NodeJS.ProcessEnv,
-      });
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Quire listening')) {
-          clearTimeout(timer);
-          resolve({ process: child, port: 47311, logs: () => output });
-        }
-      });
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-    });
+  async function startServer() {
+    const started = spawnServer({ ...env, DATABASE_URL: '', PORT: '47311' });
+    await started.waitFor('Quire listening');
+    return { process: started.child, port: 47311, logs: started.output };
   }
 
   it('serves /health/ready with no DATABASE_URL, shares the database with the CLI, and shuts down on SIGTERM', async () => {

@@ -1,8 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { freePort } from '../../src/common/free-port';
 import { TEST_DATABASE_URL } from '../support/database';
 import { runCli } from '../support/run-cli';
+import { ServerProcess, spawnServer } from '../support/server-process';
 import { serveWebsite, Website } from '../support/website-fixture';
 
 /**
@@ -10,10 +9,10 @@ import { serveWebsite, Website } from '../support/website-fixture';
  * serving finish, then exits 0. A website import that waits on a slow page is the in-flight request.
  */
 describe('graceful shutdown', () => {
-  let server: ChildProcess | undefined;
+  let server: ServerProcess | undefined;
   let site: Website | undefined;
   afterAll(async () => {
-    server?.kill('SIGKILL');
+    server?.kill();
     await site?.close();
   });
 
@@ -37,14 +36,8 @@ describe('graceful shutdown', () => {
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-      cwd: join(__dirname, '..', '..'),
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', OUTBOUND_ALLOW_PRIVATE: 'true', SHUTDOWN_TIMEOUT_MS: '20000' },
-    });
-    let logs = '';
-    server.stdout?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => server?.once('exit', resolve));
-    while (!logs.includes('Quire listening')) await new Promise((resolve) => setTimeout(resolve, 50));
+    server = spawnServer({ ...env, PORT: String(port), HOST: '127.0.0.1', OUTBOUND_ALLOW_PRIVATE: 'true', SHUTDOWN_TIMEOUT_MS: '20000' });
+    await server.waitFor('Quire listening');
 
     const space = (await (
       await fetch(`${base}/v1/orgs/${boot.organizationId}/spaces`, { method: 'POST', headers: auth, body: '{"title":"Docs"}' })
@@ -55,7 +48,7 @@ describe('graceful shutdown', () => {
       body: JSON.stringify({ url: `${site.origin}/docs`, source: 'website' }),
     });
     await requested; // the import is now waiting on the slow page
-    server.kill('SIGTERM');
+    server.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     await expect(fetch(`${base}/health/live`)).rejects.toThrow(); // no longer accepting
@@ -63,8 +56,7 @@ describe('graceful shutdown', () => {
     const finished = await inFlight;
     expect(finished.status).toBe(201);
     expect(await finished.json()).toMatchObject({ importedResources: 1 });
-    expect(await exited).toBe(0);
-    server = undefined;
-    expect(logs).toMatch(/"msg":"stopped"/);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/"msg":"stopped"/);
   }, 60_000);
 });

@@ -36,6 +36,16 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid environment variable ${variable}: [^\\n]+$`));
   });
 
+  it('names the type before the range, shows the value, and never shows a secret', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow('Invalid environment variable PORT: must be an integer number (got "abc")');
+    expect(() => loadConfig({ PORT: '70000' })).toThrow('Invalid environment variable PORT: must not be greater than 65535 (got "70000")');
+    const secret = 'sekret-but-short';
+    expect(() => loadConfig({ BOOTSTRAP_ORG_TITLE: 'Acme', BOOTSTRAP_ADMIN_EMAIL: 'a@b.test', BOOTSTRAP_ADMIN_TOKEN: secret })).toThrow(
+      /^Invalid environment variable BOOTSTRAP_ADMIN_TOKEN: [^(]+$/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:sekret@db/x' })).toThrow(/^(?!.*sekret)/);
+  });
+
   it('reads the bootstrap variables together', () => {
     const token = 'x'.repeat(40);
     const config = loadConfig({ BOOTSTRAP_ORG_TITLE: 'Acme', BOOTSTRAP_ADMIN_EMAIL: 'admin@acme.test', BOOTSTRAP_ADMIN_TOKEN: token });
