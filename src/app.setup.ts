@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
+import { securityHeaders } from './common/http/security-headers';
 import { requestLogging } from './common/logging/request-logging';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
@@ -14,8 +14,7 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   // Forwarded headers are believed only from proxies on private networks (the load balancer), not from clients.
   app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal']);
   app.use(requestLogging(logger));
-  // The docs page loads Swagger UI's own script and styles; keep the rest of helmet's defaults.
-  app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
+  app.use(securityHeaders());
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.useGlobalPipes(createValidationPipe());
 
