@@ -15,9 +15,9 @@ spec.$id = SPEC_ID;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats(ajv);
-// The description's own formats: an emoji is a codepoint in hex ("1f389") or the character itself,
-// an icon is a name ("gear"). Registering them keeps Ajv from warning on every compile.
-ajv.addFormat('emoji', /^(?:[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}[^\s]*)$/iu);
+// The description's own formats: an emoji is a codepoint in hex ("1f389") or the character itself
+// (empty when a space has none), an icon is a name ("gear"). Registering them keeps Ajv from warning.
+ajv.addFormat('emoji', /^(?:|[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}[^\s]*)$/iu);
 ajv.addFormat('icon', /^[a-z0-9][a-z0-9-]*$/);
 ajv.addSchema(spec);
 
