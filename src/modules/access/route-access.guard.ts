@@ -1,6 +1,6 @@
 import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiExtension } from '@nestjs/swagger';
+import { ApiExtension, ApiParam } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ROUTE_ACCESS_EXTENSION, type RouteAccessDeclaration } from '../../common/access/route-access';
 import { User } from '../users/user.entity';
@@ -19,7 +19,13 @@ interface AccessRequest extends Request {
 }
 
 function declare(declaration: ScopedDeclaration): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(ROUTE_ACCESS, declaration), UseGuards(RouteAccessGuard), ApiExtension(ROUTE_ACCESS_EXTENSION, declaration));
+  return applyDecorators(
+    SetMetadata(ROUTE_ACCESS, declaration),
+    UseGuards(RouteAccessGuard),
+    ApiExtension(ROUTE_ACCESS_EXTENSION, declaration),
+    // Handlers read the access, not the id, so the id is documented here.
+    ApiParam({ name: `${declaration.scope}Id`, type: String }),
+  );
 }
 
 export interface SpaceActionOptions {
