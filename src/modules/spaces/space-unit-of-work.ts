@@ -23,6 +23,8 @@ export interface SpaceWrite {
    * included. Import uses it; change-request merges and integrations are next.
    */
   commitRevision<R extends { id: string }>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
+  /** The caller's access to the space as this write leaves it (the response of a write shows its own result, whatever commits next). */
+  reload(): Promise<SpaceAccess>;
 }
 
 export interface RunOptions {
@@ -57,7 +59,7 @@ export class SpaceUnitOfWork {
       await options.lockFirst?.(em);
       if (!(await this.rows.lock(spaceId, em))) throw new NotFoundException(`Space ${spaceId} not found`);
       const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
-      return work(this.writeOf(access, em));
+      return work(this.writeOf(caller, access, em, options));
     });
   }
 
@@ -80,7 +82,7 @@ export class SpaceUnitOfWork {
     return this.rows.relocate(rows, organizationId, em);
   }
 
-  private writeOf(access: SpaceAccess, em: EntityManager): SpaceWrite {
+  private writeOf(caller: User, access: SpaceAccess, em: EntityManager, options: RunOptions): SpaceWrite {
     const { space } = access;
     return {
       em,
@@ -96,6 +98,7 @@ export class SpaceUnitOfWork {
         await this.activate(space.id, revision.id, em);
         return revision;
       },
+      reload: () => this.access.resolve(caller, space.id, { includeDeleted: options.includeDeleted, manager: em }),
     };
   }
 

@@ -73,8 +73,8 @@ export class SpacesService {
     return this.access.resolve(user, id);
   }
 
-  async update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
-    await this.writes.run(spaceId, user, 'admin', async ({ space, update }) => {
+  update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
+    return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload }) => {
       // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
       if (dto.visibility === 'in-collection' && space.parentId === null) {
         throw new BadRequestException('visibility: in-collection is only for a space inside a collection');
@@ -86,8 +86,8 @@ export class SpacesService {
       if (dto.defaultLevel !== undefined) changes.defaultLevel = dto.defaultLevel;
       if (dto.visibility !== undefined) changes.visibility = dto.visibility;
       await update(changes);
+      return reload();
     });
-    return this.access.resolve(user, spaceId);
   }
 
   /** Soft delete: hidden from lists and 404 everywhere but restore, until the purge removes it. */
@@ -99,21 +99,21 @@ export class SpacesService {
    * Brings a deleted space back within the retention period. The row stays locked until commit:
    * the purge skips locked rows, and a restore waiting behind a purge finds the space gone (404).
    */
-  async restore(user: User, spaceId: string): Promise<SpaceAccess> {
-    await this.writes.run(
+  restore(user: User, spaceId: string): Promise<SpaceAccess> {
+    return this.writes.run(
       spaceId,
       user,
       'admin',
-      async ({ space, update }) => {
+      async ({ space, update, reload }) => {
         if (space.deletedAt !== null && !this.retention.isRestorable(space.deletedAt)) {
           throw new NotFoundException(`Space ${spaceId} not found: it was deleted more than the retention period ago`);
         }
         if (space.deletedAt === null) throw new ConflictException(`Space ${spaceId} is not deleted`);
         await update({ deletedAt: null });
+        return reload();
       },
       { includeDeleted: true },
     );
-    return this.access.resolve(user, spaceId);
   }
 
   /** A copy next to the source: same settings, a copy of its active revision, title marked as a copy. */
@@ -152,18 +152,18 @@ export class SpacesService {
     const { organizationId, id: spaceId } = current.space;
     const parentId = dto.parent === undefined ? current.space.parentId : dto.parent;
     if (parentId !== current.space.parentId) await this.collectionAccess.requireCreateIn(user, organizationId, current.organizationRole, parentId);
-    await this.writes.run(
+    return this.writes.run(
       spaceId,
       user,
       'admin',
-      async ({ space, em, update }) => {
+      async ({ space, em, update, reload }) => {
         this.stillIn(space, organizationId);
         const position = await this.tree.placeForMove({ kind: 'space', ...space }, parentId, dto.position, em);
         await update({ parentId, position });
+        return reload();
       },
       { lockFirst: (em) => this.tree.lock(organizationId, em) },
     );
-    return this.access.resolve(user, spaceId);
   }
 
   /** Moves the space to another organization (optionally into one of its collections); grants are dropped. */
@@ -173,19 +173,19 @@ export class SpacesService {
     const parentId = dto.collection ?? null;
     // The caller administers the target, so only the collection's existence there is in question.
     if (parentId !== null) await this.collectionAccess.requireCreateIn(user, dto.organization, 'admin', parentId);
-    await this.writes.run(
+    return this.writes.run(
       spaceId,
       user,
       'admin',
-      async ({ space, em, update }) => {
+      async ({ space, em, update, reload }) => {
         this.stillIn(space, organizationId);
         const position = await this.tree.end(dto.organization, em);
         await update({ organizationId: dto.organization, parentId, position });
         await this.transfers.dropGrantsOfTransferred({ spaceIds: [spaceId], collectionIds: [] }, em);
+        return reload();
       },
       { lockFirst: (em) => this.tree.lockAll([organizationId, dto.organization], em) },
     );
-    return this.access.resolve(user, spaceId);
   }
 
   async listInOrganization(user: User, membership: Membership, query: ListQueryDto): Promise<Page<SpaceWithPermissions>> {
