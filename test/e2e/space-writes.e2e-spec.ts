@@ -4,6 +4,7 @@ import { createOrganization, OrgFixture } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
+import { DOCS_SITE, serveWebsite, Website } from '../support/website-fixture';
 
 /**
  * The spaces' unit of work under concurrency, with two connections: a second connection holds the
@@ -11,16 +12,24 @@ import { createTestApp, TestApp } from '../support/test-app';
  */
 describe('space writes under the row lock', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await createTestApp()));
-  afterAll(() => t.close());
+  let site: Website;
+  beforeAll(async () => {
+    t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
+    site = await serveWebsite(DOCS_SITE);
+  });
+  afterAll(async () => {
+    await site.close();
+    await t.close();
+  });
 
   /** Holds the space's row lock in a connection of its own until `release()`. */
-  async function holdRow(spaceId: string): Promise<{ release: () => Promise<void> }> {
+  async function holdRow(spaceId: string): Promise<{ holder: QueryRunner; release: () => Promise<void> }> {
     const holder: QueryRunner = t.dataSource.createQueryRunner();
     await holder.connect();
     await holder.startTransaction();
     await holder.query('SELECT id FROM spaces WHERE id = $1 FOR UPDATE', [spaceId]);
     return {
+      holder,
       release: async () => {
         await holder.commitTransaction();
         await holder.release();
@@ -91,5 +100,27 @@ describe('space writes under the row lock', () => {
     const after = await row(space.id);
     expect(after.title).toBe('Written by the PATCH');
     expect(after.deleted_at).not.toBeNull();
+  });
+
+  it('an import that crawled while the space was being locked finds it locked under the row lock: 403, no new revision', async () => {
+    const org = await createOrganization(t);
+    const space = await createSpace(t, org);
+    const lock = await holdRow(space.id);
+    let imported: Promise<Response> | undefined;
+    try {
+      // The route's guard lets it through (the space is live); the crawl runs; the write then queues on the row.
+      imported = t.http
+        .post(`/v1/spaces/${space.id}/content/import`)
+        .set(...org.admin.auth)
+        .send({ url: `${site.origin}/docs/`, source: 'website' })
+        .then((res) => res);
+      await lockWaiters(1);
+      await lock.holder.query(`UPDATE spaces SET edit_mode = 'locked' WHERE id = $1`, [space.id]);
+    } finally {
+      await lock.release();
+    }
+    expectErrorEnvelope(await imported, 403, /locked/);
+    const [{ revision_id }] = await t.dataSource.query('SELECT revision_id FROM spaces WHERE id = $1', [space.id]);
+    expect(revision_id).toBe(space.revisionId);
   });
 });
