@@ -2,16 +2,16 @@
  * Standalone: `node -r @swc-node/register bench/content.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback. */
 import { AddressInfo } from 'node:net';
-import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.factory';
 import { createLogger } from '../src/common/logging/logger';
 import { loadConfig } from '../src/config/app-config';
-import { RevisionLifecycleService } from '../src/modules/content/revision-lifecycle.service';
 import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { TokensService } from '../src/modules/tokens/tokens.service';
 import { UsersService } from '../src/modules/users/users.service';
+import { SpaceUnitOfWork } from '../src/modules/spaces/space-unit-of-work';
+import type { User } from '../src/modules/users/user.entity';
 import { createTestDatabase } from '../test/support/database';
 import { generatedSite, serveWebsite } from '../test/support/website-fixture';
 
@@ -58,14 +58,7 @@ async function timed(
 }
 
 /** Writes `count` generated pages straight into a new active revision of the space (the write path imports use, without the crawl). */
-async function generatePages(
-  dataSource: DataSource,
-  writer: RevisionWriter,
-  lifecycle: RevisionLifecycleService,
-  spaceId: string,
-  parent: string,
-  count: number,
-): Promise<number> {
+async function generatePages(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<number> {
   const started = performance.now();
   const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
     documentPage({
@@ -77,10 +70,9 @@ async function generatePages(
       markdown: body(i),
     }),
   );
-  await dataSource.transaction(async (em) => {
-    const revision = await writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em);
-    await lifecycle.activate(spaceId, revision.id, em);
-  });
+  await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
+    commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
+  );
   return Math.round(performance.now() - started);
 }
 
@@ -126,17 +118,16 @@ async function main(): Promise<void> {
     const small = await timed(`${base}/v1/spaces/${imported.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(words[i % words.length]));
     lines.push(`| search, 1k pages (imported space, words on every page) | p50 **${small.p50} ms**, p95 **${small.p95} ms** |`);
 
-    const dataSource = app.get(DataSource);
     const writer = app.get(RevisionWriter);
-    const lifecycle = app.get(RevisionLifecycleService);
+    const writes = app.get(SpaceUnitOfWork);
     const generated1k = await newSpace('Generated 1k');
-    await generatePages(dataSource, writer, lifecycle, generated1k.id, generated1k.revisionId, 1000);
+    await generatePages(writes, writer, user, generated1k.id, 1000);
     const mixed1k = await timed(`${base}/v1/spaces/${generated1k.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(QUERIES[i % QUERIES.length]));
     lines.push(`| search, 1k pages (generated text, mixed common and rare words) | p50 **${mixed1k.p50} ms**, p95 **${mixed1k.p95} ms** |`);
 
     // 3. Search at 100k pages in one space.
     const large = await newSpace('Generated 100k');
-    const writeMs = await generatePages(dataSource, writer, lifecycle, large.id, large.revisionId, 100_000);
+    const writeMs = await generatePages(writes, writer, user, large.id, 100_000);
     lines.push(`| write + index a 100k-page revision (one transaction) | ${(writeMs / 1000).toFixed(1)} s |`);
     const mixed100k = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(QUERIES[i % QUERIES.length]));
     lines.push(`| search, 100k pages (mixed common and rare words) | p50 **${mixed100k.p50} ms**, p95 **${mixed100k.p95} ms** |`);
@@ -145,7 +136,7 @@ async function main(): Promise<void> {
 
     // 4. GET /content of a 10k-page space.
     const tenK = await newSpace('Generated 10k');
-    await generatePages(dataSource, writer, lifecycle, tenK.id, tenK.revisionId, 10_000);
+    await generatePages(writes, writer, user, tenK.id, 10_000);
     const content = await timed(`${base}/v1/spaces/${tenK.id}/content`, headers, 20, () => '');
     lines.push(
       `| GET /content, 10k pages (${(content.bytes / 1024 / 1024).toFixed(1)} MB of JSON, bodies included) | p50 **${content.p50} ms**, p95 **${content.p95} ms** |`,

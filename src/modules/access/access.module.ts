@@ -13,8 +13,9 @@ import { SpacePermissionsController } from './space-permissions.controller';
 import { TransferAccessService } from './transfer-access.service';
 
 /**
- * The access model: effective levels on spaces and collections, the grants that feed them, and the
- * services every module uses to guard its routes (SpaceAccessService above all).
+ * The access model: effective levels on spaces and collections, the grants that feed them, and what
+ * routes declare to be guarded (`@SpaceAction`, `@CollectionAction`: `route-access.guard.ts`, which
+ * resolves access through SpaceAccessService and CollectionAccessService).
  */
 @Module({
   imports: [OrganizationsModule, TeamsModule],

@@ -11,15 +11,16 @@ import { presentTeamGrant, presentUserGrant } from './grant.presenter';
 import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
 import { GrantsService } from './grants.service';
 import { GrantTarget } from './grants.repository';
-import { CollectionAccessService } from './collection-access.service';
+import { CollectionAccess } from './collection-access.service';
+import { CollectionAction, CurrentCollectionAccess } from './route-access.guard';
 
 /** Explicit grants on a collection; every route needs `admin` on the collection. */
 @ApiTags('collections')
 @ApiBearerAuth()
 @Controller('v1/collections/:collectionId/permissions')
+@CollectionAction('admin')
 export class CollectionPermissionsController {
   constructor(
-    private readonly collections: CollectionAccessService,
     private readonly grants: GrantsService,
     private readonly config: AppConfig,
   ) {}
@@ -28,23 +29,23 @@ export class CollectionPermissionsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'inviteToCollection', summary: 'Grant a role on the collection to users and teams of its organization' })
   @ApiNoContentResponse()
-  async invite(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Body() dto: InviteDto): Promise<void> {
-    await this.grants.invite((await this.administered(user, collectionId)).target, dto);
+  async invite(@CurrentCollectionAccess() access: CollectionAccess, @Body() dto: InviteDto): Promise<void> {
+    await this.grants.invite(administered(access).target, dto);
   }
 
   @Get('users')
   @ApiOperation({ operationId: 'listUserPermissionsInCollection', summary: 'List the users with an explicit role on the collection' })
   @ApiOkResponse({ schema: USER_GRANTS_SCHEMA })
-  async listUsers(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Query() query: ListQueryDto) {
-    const page = await this.grants.listUsers((await this.administered(user, collectionId)).target, query);
+  async listUsers(@CurrentCollectionAccess() access: CollectionAccess, @Query() query: ListQueryDto) {
+    const page = await this.grants.listUsers(administered(access).target, query);
     return mapPage(page, (grant) => presentUserGrant(grant, this.config));
   }
 
   @Get('teams')
   @ApiOperation({ operationId: 'listTeamPermissionsInCollection', summary: 'List the teams with an explicit role on the collection' })
   @ApiOkResponse({ schema: TEAM_GRANTS_SCHEMA })
-  async listTeams(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Query() query: ListQueryDto) {
-    const { target, organizationRole } = await this.administered(user, collectionId);
+  async listTeams(@CurrentUser() user: User, @CurrentCollectionAccess() access: CollectionAccess, @Query() query: ListQueryDto) {
+    const { target, organizationRole } = administered(access);
     const page = await this.grants.listTeams(target, user.id, query);
     return mapPage(page, (grant) => presentTeamGrant(grant, organizationRole));
   }
@@ -53,46 +54,36 @@ export class CollectionPermissionsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'updateUserPermissionInCollection', summary: "Change a user's role on the collection" })
   @ApiNoContentResponse()
-  async updateUser(
-    @CurrentUser() user: User,
-    @Param('collectionId') collectionId: string,
-    @Param('userId') userId: string,
-    @Body() dto: UpdateGrantDto,
-  ): Promise<void> {
-    await this.grants.updateRole((await this.administered(user, collectionId)).target, { userId }, dto.role);
+  async updateUser(@CurrentCollectionAccess() access: CollectionAccess, @Param('userId') userId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole(administered(access).target, { userId }, dto.role);
   }
 
   @Delete('users/:userId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'removeUserFromCollection', summary: "Remove a user's explicit role on the collection" })
   @ApiNoContentResponse()
-  async removeUser(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Param('userId') userId: string): Promise<void> {
-    await this.grants.remove((await this.administered(user, collectionId)).target, { userId });
+  async removeUser(@CurrentCollectionAccess() access: CollectionAccess, @Param('userId') userId: string): Promise<void> {
+    await this.grants.remove(administered(access).target, { userId });
   }
 
   @Patch('teams/:teamId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'updateTeamPermissionInCollection', summary: "Change a team's role on the collection" })
   @ApiNoContentResponse()
-  async updateTeam(
-    @CurrentUser() user: User,
-    @Param('collectionId') collectionId: string,
-    @Param('teamId') teamId: string,
-    @Body() dto: UpdateGrantDto,
-  ): Promise<void> {
-    await this.grants.updateRole((await this.administered(user, collectionId)).target, { teamId }, dto.role);
+  async updateTeam(@CurrentCollectionAccess() access: CollectionAccess, @Param('teamId') teamId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole(administered(access).target, { teamId }, dto.role);
   }
 
   @Delete('teams/:teamId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'removeTeamFromCollection', summary: "Remove a team's explicit role on the collection" })
   @ApiNoContentResponse()
-  async removeTeam(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Param('teamId') teamId: string): Promise<void> {
-    await this.grants.remove((await this.administered(user, collectionId)).target, { teamId });
+  async removeTeam(@CurrentCollectionAccess() access: CollectionAccess, @Param('teamId') teamId: string): Promise<void> {
+    await this.grants.remove(administered(access).target, { teamId });
   }
+}
 
-  private async administered(user: User, collectionId: string): Promise<{ target: GrantTarget; organizationRole: MemberRoleOrGuest }> {
-    const { collection, organizationRole } = await this.collections.require(user, collectionId, 'admin');
-    return { target: { kind: 'collection', id: collection.id, organizationId: collection.organizationId }, organizationRole };
-  }
+/** What the grants of the route's collection are on, and the caller's role in its organization. */
+function administered({ collection, organizationRole }: CollectionAccess): { target: GrantTarget; organizationRole: MemberRoleOrGuest } {
+  return { target: { kind: 'collection', id: collection.id, organizationId: collection.organizationId }, organizationRole };
 }

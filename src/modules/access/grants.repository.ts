@@ -140,4 +140,10 @@ export class GrantsRepository {
       .execute();
     return (result.affected ?? 0) > 0;
   }
+
+  /** Removes every grant on the given spaces and collections. */
+  async dropOn(targets: { spaceIds: string[]; collectionIds: string[] }, manager: EntityManager): Promise<void> {
+    if (targets.spaceIds.length === 0 && targets.collectionIds.length === 0) return;
+    await manager.query(`DELETE FROM permission_grants WHERE space_id = ANY($1) OR collection_id = ANY($2)`, [targets.spaceIds, targets.collectionIds]);
+  }
 }

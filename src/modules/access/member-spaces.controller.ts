@@ -1,11 +1,11 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { presentSpace } from '../spaces/space.presenter';
 import { User } from '../users/user.entity';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
@@ -14,7 +14,7 @@ import { MemberSpacesService } from './member-spaces.service';
 @ApiTags('members')
 @ApiBearerAuth()
 @Controller('v1/orgs/:organizationId/members/:userId/spaces')
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('guest')
 export class MemberSpacesController {
   constructor(
     private readonly memberSpaces: MemberSpacesService,

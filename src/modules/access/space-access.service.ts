@@ -29,7 +29,8 @@ const LOCKABLE: Partial<Record<SpaceAction, 'edit' | 'review'>> = { edit: 'edit'
 
 /**
  * The one place that decides access to a space: every route on a space (and on its content,
- * comments and change requests) goes through `resolve` or `require`.
+ * comments and change requests) declares `@SpaceAction`, whose guard calls `require`, and every
+ * write checks again through `SpaceUnitOfWork`, under the row lock. Services do not call it.
  */
 @Injectable()
 export class SpaceAccessService {

@@ -11,15 +11,16 @@ import { presentTeamGrant, presentUserGrant } from './grant.presenter';
 import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
 import { GrantsService } from './grants.service';
 import { GrantTarget } from './grants.repository';
-import { SpaceAccessService } from './space-access.service';
+import { SpaceAccess } from './space-access.service';
+import { SpaceAction, CurrentSpaceAccess } from './route-access.guard';
 
 /** Explicit grants on a space; every route needs `admin` on the space. */
 @ApiTags('spaces')
 @ApiBearerAuth()
 @Controller('v1/spaces/:spaceId/permissions')
+@SpaceAction('admin')
 export class SpacePermissionsController {
   constructor(
-    private readonly spaces: SpaceAccessService,
     private readonly grants: GrantsService,
     private readonly config: AppConfig,
   ) {}
@@ -28,23 +29,23 @@ export class SpacePermissionsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'inviteToSpace', summary: 'Grant a role on the space to users and teams of its organization' })
   @ApiNoContentResponse()
-  async invite(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: InviteDto): Promise<void> {
-    await this.grants.invite((await this.administered(user, spaceId)).target, dto);
+  async invite(@CurrentSpaceAccess() access: SpaceAccess, @Body() dto: InviteDto): Promise<void> {
+    await this.grants.invite(administered(access).target, dto);
   }
 
   @Get('users')
   @ApiOperation({ operationId: 'listUserPermissionsInSpace', summary: 'List the users with an explicit role on the space' })
   @ApiOkResponse({ schema: USER_GRANTS_SCHEMA })
-  async listUsers(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: ListQueryDto) {
-    const page = await this.grants.listUsers((await this.administered(user, spaceId)).target, query);
+  async listUsers(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: ListQueryDto) {
+    const page = await this.grants.listUsers(administered(access).target, query);
     return mapPage(page, (grant) => presentUserGrant(grant, this.config));
   }
 
   @Get('teams')
   @ApiOperation({ operationId: 'listTeamPermissionsInSpace', summary: 'List the teams with an explicit role on the space' })
   @ApiOkResponse({ schema: TEAM_GRANTS_SCHEMA })
-  async listTeams(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: ListQueryDto) {
-    const { target, organizationRole } = await this.administered(user, spaceId);
+  async listTeams(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Query() query: ListQueryDto) {
+    const { target, organizationRole } = administered(access);
     const page = await this.grants.listTeams(target, user.id, query);
     return mapPage(page, (grant) => presentTeamGrant(grant, organizationRole));
   }
@@ -53,36 +54,36 @@ export class SpacePermissionsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'updateUserPermissionInSpace', summary: "Change a user's role on the space" })
   @ApiNoContentResponse()
-  async updateUser(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('userId') userId: string, @Body() dto: UpdateGrantDto): Promise<void> {
-    await this.grants.updateRole((await this.administered(user, spaceId)).target, { userId }, dto.role);
+  async updateUser(@CurrentSpaceAccess() access: SpaceAccess, @Param('userId') userId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole(administered(access).target, { userId }, dto.role);
   }
 
   @Delete('users/:userId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'removeUserFromSpace', summary: "Remove a user's explicit role on the space" })
   @ApiNoContentResponse()
-  async removeUser(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('userId') userId: string): Promise<void> {
-    await this.grants.remove((await this.administered(user, spaceId)).target, { userId });
+  async removeUser(@CurrentSpaceAccess() access: SpaceAccess, @Param('userId') userId: string): Promise<void> {
+    await this.grants.remove(administered(access).target, { userId });
   }
 
   @Patch('teams/:teamId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'updateTeamPermissionInSpace', summary: "Change a team's role on the space" })
   @ApiNoContentResponse()
-  async updateTeam(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('teamId') teamId: string, @Body() dto: UpdateGrantDto): Promise<void> {
-    await this.grants.updateRole((await this.administered(user, spaceId)).target, { teamId }, dto.role);
+  async updateTeam(@CurrentSpaceAccess() access: SpaceAccess, @Param('teamId') teamId: string, @Body() dto: UpdateGrantDto): Promise<void> {
+    await this.grants.updateRole(administered(access).target, { teamId }, dto.role);
   }
 
   @Delete('teams/:teamId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'removeTeamFromSpace', summary: "Remove a team's explicit role on the space" })
   @ApiNoContentResponse()
-  async removeTeam(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('teamId') teamId: string): Promise<void> {
-    await this.grants.remove((await this.administered(user, spaceId)).target, { teamId });
+  async removeTeam(@CurrentSpaceAccess() access: SpaceAccess, @Param('teamId') teamId: string): Promise<void> {
+    await this.grants.remove(administered(access).target, { teamId });
   }
+}
 
-  private async administered(user: User, spaceId: string): Promise<{ target: GrantTarget; organizationRole: MemberRoleOrGuest }> {
-    const { space, organizationRole } = await this.spaces.require(user, spaceId, 'admin');
-    return { target: { kind: 'space', id: space.id, organizationId: space.organizationId }, organizationRole };
-  }
+/** What the grants of the route's space are on, and the caller's role in its organization. */
+function administered({ space, organizationRole }: SpaceAccess): { target: GrantTarget; organizationRole: MemberRoleOrGuest } {
+  return { target: { kind: 'space', id: space.id, organizationId: space.organizationId }, organizationRole };
 }

@@ -1,13 +1,18 @@
 import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { User } from '../users/user.entity';
 import { canTransfer } from './access.policy';
+import { GrantsRepository } from './grants.repository';
 
-/** Who may move a space or collection to another organization (see `canTransfer`). */
+/** Who may move a space or collection to another organization (see `canTransfer`), and what happens to its grants. */
 @Injectable()
 export class TransferAccessService {
-  constructor(private readonly organizations: OrganizationsRepository) {}
+  constructor(
+    private readonly organizations: OrganizationsRepository,
+    private readonly grants: GrantsRepository,
+  ) {}
 
   /** 400 for the same organization, 403 unless the caller administers the source, 404 when the target is not one of theirs, 403 unless they administer it. */
   async requireTransfer(user: User, source: { organizationId: string; organizationRole: MemberRoleOrGuest }, targetOrganizationId: string): Promise<void> {
@@ -17,5 +22,13 @@ export class TransferAccessService {
     if (!target || target.disabled) throw new NotFoundException(`Organization ${targetOrganizationId} not found`);
     if (!canTransfer(source.organizationRole, target.role))
       throw new ForbiddenException(`Only admins of organization ${targetOrganizationId} can transfer content into it`);
+  }
+
+  /**
+   * Grants never follow content to another organization: the users and teams they name belong to
+   * the old one. Every transfer (a space, or a collection with its subtree) drops them here, in its transaction.
+   */
+  dropGrantsOfTransferred(items: { spaceIds: string[]; collectionIds: string[] }, manager: EntityManager): Promise<void> {
+    return this.grants.dropOn(items, manager);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
@@ -6,8 +6,9 @@ import { publicListSchema, publicSchema } from '../../common/openapi/public-sche
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { CollectionAccess } from '../access/collection-access.service';
+import { CollectionAction, CurrentCollectionAccess } from '../access/route-access.guard';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { User } from '../users/user.entity';
 import { CollectionJson, presentCollection } from './collection.presenter';
 import { CollectionsService } from './collections.service';
@@ -24,7 +25,7 @@ export class CollectionsController {
   ) {}
 
   @Get('orgs/:organizationId/collections')
-  @UseGuards(OrganizationMemberGuard)
+  @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
   @ApiOperation({ operationId: 'listCollectionsInOrganizationById', summary: 'List the collections of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Collection') })
@@ -34,7 +35,7 @@ export class CollectionsController {
   }
 
   @Post('orgs/:organizationId/collections')
-  @UseGuards(OrganizationMemberGuard)
+  @OrgRole('guest')
   @HttpCode(201)
   @ApiParam({ name: 'organizationId' })
   @ApiOperation({ operationId: 'createCollection', summary: 'Create a collection, at the top level or in a parent collection' })
@@ -51,41 +52,46 @@ export class CollectionsController {
   }
 
   @Get('collections/:collectionId')
+  @CollectionAction('view')
   @ApiOperation({ operationId: 'getCollectionById', summary: 'Get a collection by its ID' })
   @ApiOkResponse({ schema: publicSchema('Collection') })
-  async get(@CurrentUser() user: User, @Param('collectionId') collectionId: string): Promise<CollectionJson> {
-    return this.present(await this.collections.get(user, collectionId));
+  get(@CurrentCollectionAccess() access: CollectionAccess): CollectionJson {
+    return this.present(access);
   }
 
   @Patch('collections/:collectionId')
+  @CollectionAction('admin')
   @ApiOperation({ operationId: 'updateCollectionById', summary: "Update a collection's title, description or default level" })
   @ApiOkResponse({ schema: publicSchema('Collection') })
-  async update(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Body() dto: UpdateCollectionDto): Promise<CollectionJson> {
-    return this.present(await this.collections.update(user, collectionId, dto));
+  async update(@CurrentUser() user: User, @CurrentCollectionAccess() access: CollectionAccess, @Body() dto: UpdateCollectionDto): Promise<CollectionJson> {
+    return this.present(await this.collections.update(user, access, dto));
   }
 
   @Delete('collections/:collectionId')
+  @CollectionAction('admin')
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteCollectionById', summary: 'Delete an empty collection (409 while it holds spaces or collections)' })
   @ApiNoContentResponse()
-  async delete(@CurrentUser() user: User, @Param('collectionId') collectionId: string): Promise<void> {
-    await this.collections.delete(user, collectionId);
+  async delete(@CurrentCollectionAccess() access: CollectionAccess): Promise<void> {
+    await this.collections.delete(access);
   }
 
   @Post('collections/:collectionId/move')
+  @CollectionAction('admin')
   @HttpCode(200)
   @ApiOperation({ operationId: 'moveCollection', summary: 'Move a collection to another parent and/or next to a sibling' })
   @ApiOkResponse({ schema: publicSchema('Collection') })
-  async move(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Body() dto: MoveDto): Promise<CollectionJson> {
-    return this.present(await this.collections.move(user, collectionId, dto));
+  async move(@CurrentUser() user: User, @CurrentCollectionAccess() access: CollectionAccess, @Body() dto: MoveDto): Promise<CollectionJson> {
+    return this.present(await this.collections.move(user, access, dto));
   }
 
   @Post('collections/:collectionId/transfer')
+  @CollectionAction('admin')
   @HttpCode(200)
   @ApiOperation({ operationId: 'transferCollection', summary: 'Transfer a collection and its content to another organization' })
   @ApiOkResponse({ schema: publicSchema('Collection') })
-  async transfer(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Body() dto: TransferDto): Promise<CollectionJson> {
-    return this.present(await this.collections.transfer(user, collectionId, dto));
+  async transfer(@CurrentUser() user: User, @CurrentCollectionAccess() access: CollectionAccess, @Body() dto: TransferDto): Promise<CollectionJson> {
+    return this.present(await this.collections.transfer(user, access, dto));
   }
 
   private present({ collection, permissions }: CollectionAccess): CollectionJson {

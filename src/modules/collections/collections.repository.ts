@@ -51,47 +51,43 @@ export class CollectionsRepository {
     return row;
   }
 
-  /**
-   * Deletes an empty collection. Deleted spaces still inside it (waiting for restore or purge)
-   * move to the top level first, so a restore brings them back where they can be seen.
-   */
+  /** Deletes a collection (the service has checked it is empty and moved deleted spaces out of it). */
   async delete(collectionId: string, manager: EntityManager): Promise<void> {
-    await manager.query(
-      `UPDATE spaces SET parent_id = NULL, visibility = CASE WHEN visibility = 'in-collection' THEN 'private' ELSE visibility END
-        WHERE parent_id = $1 AND deleted_at IS NOT NULL`,
-      [collectionId],
-    );
     await manager.delete(Collection, { id: collectionId });
   }
 
   /**
-   * Moves the collection, with everything below it (deleted spaces too), to the end of another
-   * organization's order, at its top level. Grants cannot follow: the users and teams they name
-   * belong to the old organization, so they are dropped.
+   * Moves the collection, with every collection below it, to the end of another organization's
+   * order, at its top level; answers the new positions of the spaces inside the subtree (deleted
+   * ones too), which the caller writes through the spaces' unit of work, and the collections moved.
    */
-  async transferSubtree(collectionId: string, targetOrganizationId: string, manager: EntityManager): Promise<void> {
-    const params = [collectionId, targetOrganizationId, POSITION_GAP];
+  async transferSubtree(
+    collectionId: string,
+    targetOrganizationId: string,
+    manager: EntityManager,
+  ): Promise<{ spaces: { id: string; position: number }[]; collectionIds: string[] }> {
     const end = `(SELECT COALESCE(max(position), 0) FROM (
         SELECT position FROM spaces WHERE organization_id = $2 UNION ALL SELECT position FROM collections WHERE organization_id = $2) target)`;
-    await manager.query(
+    const placed: { id: string; kind: 'space' | 'collection'; position: string }[] = await manager.query(
       `${SUBTREE}, items AS (
          SELECT id, 'space' AS kind, position FROM spaces WHERE parent_id IN (SELECT id FROM subtree)
          UNION ALL
          SELECT id, 'collection', position FROM collections WHERE id IN (SELECT id FROM subtree)
-       ),
-       placed AS (SELECT id, kind, ${end} + row_number() OVER (ORDER BY position, id) * $3 AS position FROM items),
-       dropped AS (
-         DELETE FROM permission_grants
-          WHERE collection_id IN (SELECT id FROM placed WHERE kind = 'collection') OR space_id IN (SELECT id FROM placed WHERE kind = 'space')
-       ),
-       moved_spaces AS (
-         UPDATE spaces s SET organization_id = $2, position = p.position, updated_at = now() FROM placed p WHERE p.kind = 'space' AND s.id = p.id
        )
-       UPDATE collections c SET organization_id = $2, position = p.position, updated_at = now(),
-              parent_id = CASE WHEN c.id = $1 THEN NULL ELSE c.parent_id END
-         FROM placed p WHERE p.kind = 'collection' AND c.id = p.id`,
-      params,
+       SELECT id, kind, ${end} + row_number() OVER (ORDER BY position, id) * $3 AS position FROM items`,
+      [collectionId, targetOrganizationId, POSITION_GAP],
     );
+    const collections = placed.filter((item) => item.kind === 'collection');
+    await manager.query(
+      `UPDATE collections c SET organization_id = $2, position = r.position, updated_at = now(),
+              parent_id = CASE WHEN c.id = $1 THEN NULL ELSE c.parent_id END
+         FROM unnest($3::text[], $4::bigint[]) AS r (id, position) WHERE c.id = r.id`,
+      [collectionId, targetOrganizationId, collections.map((item) => item.id), collections.map((item) => item.position)],
+    );
+    return {
+      spaces: placed.filter((item) => item.kind === 'space').map((item) => ({ id: item.id, position: Number(item.position) })),
+      collectionIds: collections.map((item) => item.id),
+    };
   }
 
   /** The organization's collections the viewer can see, in the kept order; `nested` false keeps the top level only. */

@@ -7,6 +7,7 @@ import { CollectionAccess, CollectionAccessService } from '../access/collection-
 import type { CollectionPermissions } from '../access/access.policy';
 import { TransferAccessService } from '../access/transfer-access.service';
 import { Membership } from '../organizations/membership.entity';
+import { SpaceUnitOfWork } from '../spaces/space-unit-of-work';
 import { User } from '../users/user.entity';
 import { Collection } from './collection.entity';
 import { CollectionsRepository } from './collections.repository';
@@ -27,6 +28,7 @@ export class CollectionsService {
     private readonly tree: ContentTreeService,
     private readonly access: CollectionAccessService,
     private readonly transfers: TransferAccessService,
+    private readonly spaceWrites: SpaceUnitOfWork,
   ) {}
 
   async create(user: User, membership: Membership, dto: CreateCollectionDto): Promise<CollectionAccess> {
@@ -41,12 +43,9 @@ export class CollectionsService {
     return this.access.resolve(user, id);
   }
 
-  get(user: User, collectionId: string): Promise<CollectionAccess> {
-    return this.access.require(user, collectionId, 'view');
-  }
-
-  async update(user: User, collectionId: string, dto: UpdateCollectionDto): Promise<CollectionAccess> {
-    await this.access.require(user, collectionId, 'admin');
+  /** Routes declare `@CollectionAction('admin')`: the caller's access arrives checked. */
+  async update(user: User, { collection }: CollectionAccess, dto: UpdateCollectionDto): Promise<CollectionAccess> {
+    const collectionId = collection.id;
     const changes: Partial<Collection> = {};
     if (dto.title !== undefined) changes.title = dto.title;
     if (dto.description !== undefined) changes.description = dto.description;
@@ -56,8 +55,8 @@ export class CollectionsService {
   }
 
   /** Refused (409) while the collection holds spaces or collections: deleting content takes an explicit step per space. */
-  async delete(user: User, collectionId: string): Promise<void> {
-    const { collection } = await this.access.require(user, collectionId, 'admin');
+  async delete({ collection }: CollectionAccess): Promise<void> {
+    const collectionId = collection.id;
     await this.dataSource.transaction(async (em) => {
       await this.tree.lock(collection.organizationId, em);
       const children = await this.collections.countChildren(collectionId, em);
@@ -66,13 +65,15 @@ export class CollectionsService {
           `Collection ${collectionId} still holds ${children.spaces} space(s) and ${children.collections} collection(s): move or delete them first`,
         );
       }
+      // Deleted spaces still inside (waiting for restore or purge) go to the top level, where a restore can show them.
+      await this.spaceWrites.detachDeletedFrom(collectionId, em);
       await this.collections.delete(collectionId, em);
     });
   }
 
-  async move(user: User, collectionId: string, dto: MoveDto): Promise<CollectionAccess> {
+  async move(user: User, { collection, organizationRole }: CollectionAccess, dto: MoveDto): Promise<CollectionAccess> {
     if (dto.parent === undefined && dto.position === undefined) throw new BadRequestException('parent: give parent, position or both');
-    const { collection, organizationRole } = await this.access.require(user, collectionId, 'admin');
+    const collectionId = collection.id;
     const parentId = dto.parent === undefined ? collection.parentId : dto.parent;
     if (parentId !== collection.parentId) await this.access.requireCreateIn(user, collection.organizationId, organizationRole, parentId);
     await this.dataSource.transaction(async (em) => {
@@ -89,12 +90,14 @@ export class CollectionsService {
   }
 
   /** Moves the collection and everything in it to the top level of another organization; grants are dropped. */
-  async transfer(user: User, collectionId: string, dto: TransferDto): Promise<CollectionAccess> {
-    const { collection, organizationRole } = await this.access.require(user, collectionId, 'view');
+  async transfer(user: User, { collection, organizationRole }: CollectionAccess, dto: TransferDto): Promise<CollectionAccess> {
+    const collectionId = collection.id;
     await this.transfers.requireTransfer(user, { organizationId: collection.organizationId, organizationRole }, dto.organization);
     await this.dataSource.transaction(async (em) => {
       await this.tree.lockAll([collection.organizationId, dto.organization], em);
-      await this.collections.transferSubtree(collectionId, dto.organization, em);
+      const moved = await this.collections.transferSubtree(collectionId, dto.organization, em);
+      await this.spaceWrites.relocate(moved.spaces, dto.organization, em);
+      await this.transfers.dropGrantsOfTransferred({ spaceIds: moved.spaces.map((space) => space.id), collectionIds: moved.collectionIds }, em);
     });
     return this.access.resolve(user, collectionId);
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SpaceUnitOfWork } from '../spaces/space-unit-of-work';
 import { POSITION_GAP, positionBetween } from './position';
 
 /** Advisory-lock namespace of the content tree (one lock per organization, keyed by the hash of its id). */
@@ -30,6 +31,8 @@ const ITEMS = `
  */
 @Injectable()
 export class ContentTreeRepository {
+  constructor(private readonly spaceWrites: SpaceUnitOfWork) {}
+
   /** Serialises tree changes in the organization until the transaction ends. */
   async lock(organizationId: string, manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TREE_LOCK, organizationId]);
@@ -79,18 +82,23 @@ export class ContentTreeRepository {
     throw new Error(`Could not place ${movingId} next to ${anchor.id} after renumbering`);
   }
 
-  /** Spreads the organization's items `POSITION_GAP` apart again, keeping their order. */
+  /** Spreads the organization's items `POSITION_GAP` apart again, keeping their order (spaces through their unit of work). */
   private async renumber(organizationId: string, manager: EntityManager): Promise<void> {
-    await manager.query(
+    const numbered: { id: string; kind: TreeItemKind; position: string }[] = await manager.query(
       `WITH items AS (
          SELECT id, 'space' AS kind, position FROM spaces WHERE organization_id = $1
          UNION ALL
          SELECT id, 'collection', position FROM collections WHERE organization_id = $1
-       ),
-       numbered AS (SELECT id, kind, row_number() OVER (ORDER BY position, id) * $2 AS position FROM items),
-       renumbered_spaces AS (UPDATE spaces s SET position = n.position FROM numbered n WHERE n.kind = 'space' AND s.id = n.id)
-       UPDATE collections c SET position = n.position FROM numbered n WHERE n.kind = 'collection' AND c.id = n.id`,
+       )
+       SELECT id, kind, row_number() OVER (ORDER BY position, id) * $2 AS position FROM items`,
       [organizationId, POSITION_GAP],
     );
+    const of = (kind: TreeItemKind) => numbered.filter((item) => item.kind === kind).map((item) => ({ id: item.id, position: Number(item.position) }));
+    const collections = of('collection');
+    await manager.query(`UPDATE collections c SET position = r.position FROM unnest($1::text[], $2::bigint[]) AS r (id, position) WHERE c.id = r.id`, [
+      collections.map((item) => item.id),
+      collections.map((item) => item.position),
+    ]);
+    await this.spaceWrites.relocate(of('space'), null, manager);
   }
 }

@@ -33,15 +33,6 @@ export class ContentRepository {
     return manager.find(RevisionPage, { where: { revisionId }, order: { parentId: 'ASC', position: 'ASC' } });
   }
 
-  /**
-   * Locks the space row until the transaction ends and returns its active revision: writers that
-   * build a new revision on the active one queue here, so none builds on a parent already replaced.
-   */
-  async lockActiveRevision(spaceId: string, manager: EntityManager): Promise<string | null> {
-    const rows: { revision_id: string }[] = await manager.query(`SELECT revision_id FROM spaces WHERE id = $1 FOR UPDATE`, [spaceId]);
-    return rows[0]?.revision_id ?? null;
-  }
-
   /** The page and all its descendants (a recursive walk down the tree, not the whole revision). */
   async subtree(revisionId: string, where: { pageId: string } | { path: string }): Promise<PageWithBody[]> {
     const [column, value] = 'pageId' in where ? ['page_id', where.pageId] : ['path', where.path];

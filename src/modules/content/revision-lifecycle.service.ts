@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { Revision } from './revision.entity';
-import { SearchIndexRepository } from './search/search-index.repository';
 
 export interface GarbageCollected {
   documents: number;
@@ -10,13 +9,12 @@ export interface GarbageCollected {
 }
 
 /**
- * How other modules create, copy, activate and clean up a space's content without knowing its
- * model: the spaces module (and change requests) call these inside their own transactions.
+ * How other modules create, copy and clean up a space's content without knowing its model: the
+ * spaces module (and change requests) call these inside their own transactions. Making a revision
+ * the active one is `SpaceUnitOfWork`'s (it writes `spaces.revision_id`).
  */
 @Injectable()
 export class RevisionLifecycleService {
-  constructor(private readonly searchIndex: SearchIndexRepository) {}
-
   /** The empty first revision of a new space; the caller points the space at it in the same transaction. */
   async createInitial(spaceId: string, userId: string | null, manager: EntityManager): Promise<Revision> {
     const revision = manager.create(Revision, { id: newId(), spaceId, parents: [], type: 'edits', createdBy: userId });
@@ -25,8 +23,8 @@ export class RevisionLifecycleService {
   }
 
   /**
-   * A revision of `spaceId` with the same content as `revisionId` (space duplication), indexed for
-   * search as the new space's active revision. Revisions are immutable, so the copy shares every
+   * A revision of `spaceId` with the same content as `revisionId` (space duplication); the spaces'
+   * unit of work makes it the new space's active revision (and indexes it for search). Revisions are immutable, so the copy shares every
    * body and every file's bytes with the source: only tree rows are copied, with the same page and
    * file ids (ids are unique within a revision, and links between them stay valid).
    */
@@ -66,18 +64,7 @@ export class RevisionLifecycleService {
        SELECT $1, target_key, status, target, pages FROM revision_links WHERE revision_id = $2`,
       params,
     );
-    await this.searchIndex.rebuild(spaceId, copy.id, manager);
     return (await manager.findOneByOrFail(Revision, { id: copy.id })) as Revision;
-  }
-
-  /**
-   * Makes `revisionId` the space's active revision and re-indexes the space for search, in the
-   * caller's transaction. Lock the space row first when the new revision was built from the
-   * previous active one, so two writers cannot both build on the same parent.
-   */
-  async activate(spaceId: string, revisionId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`UPDATE spaces SET revision_id = $2 WHERE id = $1`, [spaceId, revisionId]);
-    await this.searchIndex.rebuild(spaceId, revisionId, manager);
   }
 
   /**

@@ -1,53 +1,49 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
-import { User } from '../users/user.entity';
 import { joinPath } from './content.controller';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
+import { SpaceAccess } from '../access/space-access.service';
+import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
+import { CONTENT_POLICY } from './content.policy';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
 @ApiBearerAuth()
 @Controller('v1/spaces/:spaceId/revisions/:revisionId')
+@SpaceAction(CONTENT_POLICY.read)
 export class RevisionsController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  revision(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto) {
-    return this.content.revision(user, spaceId, revisionId, query);
+  revision(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto) {
+    return this.content.revision(access, revisionId, query);
   }
 
   @Get('pages')
   @ApiOperation({ operationId: 'listPagesInRevisionById', summary: 'The page tree of a revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
-  pages(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('revisionId') revisionId: string, @Query() _query: RevisionQueryDto) {
-    return this.content.pages(user, spaceId, revisionId);
+  pages(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() _query: RevisionQueryDto) {
+    return this.content.pages(access, revisionId);
   }
 
   @Get('files')
   @ApiOperation({ operationId: 'listFilesInRevisionById', summary: 'Files of a revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
-  files(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('revisionId') revisionId: string, @Query() query: RevisionFilesQueryDto) {
-    return this.content.listFiles(user, spaceId, revisionId, query);
+  files(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionFilesQueryDto) {
+    return this.content.listFiles(access, revisionId, query);
   }
 
   @Get('files/:fileId')
   @ApiOperation({ operationId: 'getFileInRevisionById', summary: 'A file of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
-  file(
-    @CurrentUser() user: User,
-    @Param('spaceId') spaceId: string,
-    @Param('revisionId') revisionId: string,
-    @Param('fileId') fileId: string,
-    @Query() _query: RevisionQueryDto,
-  ) {
-    return this.content.file(user, spaceId, revisionId, fileId);
+  file(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Param('fileId') fileId: string, @Query() _query: RevisionQueryDto) {
+    return this.content.file(access, revisionId, fileId);
   }
 
   @Get('files/:fileId/download')
@@ -55,13 +51,12 @@ export class RevisionsController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The file, with its content type' })
   async download(
-    @CurrentUser() user: User,
-    @Param('spaceId') spaceId: string,
+    @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Param('fileId') fileId: string,
     @Res() res: Response,
   ): Promise<void> {
-    const { file, data } = await this.content.download(user, spaceId, revisionId, fileId);
+    const { file, data } = await this.content.download(access, revisionId, fileId);
     const inline = file.contentType.startsWith('image/');
     res.set({
       'Content-Type': file.contentType,
@@ -79,14 +74,8 @@ export class RevisionsController {
   @Get('page/:pageId')
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
-  page(
-    @CurrentUser() user: User,
-    @Param('spaceId') spaceId: string,
-    @Param('revisionId') revisionId: string,
-    @Param('pageId') pageId: string,
-    @Query() query: PageQueryDto,
-  ) {
-    return this.content.page(user, spaceId, revisionId, { pageId }, query);
+  page(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Param('pageId') pageId: string, @Query() query: PageQueryDto) {
+    return this.content.page(access, revisionId, { pageId }, query);
   }
 
   @Get('path/*pagePath')
@@ -94,12 +83,11 @@ export class RevisionsController {
   @ApiOperation({ operationId: 'getPageInRevisionByPath', summary: 'A page of a revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
   pageByPath(
-    @CurrentUser() user: User,
-    @Param('spaceId') spaceId: string,
+    @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
   ) {
-    return this.content.page(user, spaceId, revisionId, { path: joinPath(pagePath) }, query);
+    return this.content.page(access, revisionId, { path: joinPath(pagePath) }, query);
   }
 }

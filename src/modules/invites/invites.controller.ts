@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
 import { InviteResultJson, presentInviteResult } from './invite.presenter';
 import { InvitesService } from './invites.service';
@@ -10,7 +10,7 @@ import { InvitesService } from './invites.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @ApiExtraModels(InviteeDto)
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('admin')
 @Controller('v1/orgs/:organizationId/invites')
 export class InvitesController {
   constructor(private readonly invites: InvitesService) {}

@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
 import { UpdateMemberDto } from './dto/update-member.dto';
 import { MemberJson, presentMember } from './member.presenter';
@@ -13,7 +13,7 @@ import { MembersService } from './members.service';
 @ApiTags('members')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('guest')
 @Controller('v1/orgs/:organizationId')
 export class MembersController {
   constructor(
@@ -22,6 +22,7 @@ export class MembersController {
   ) {}
 
   @Get('members')
+  @OrgRole('member')
   @ApiOperation({ operationId: 'listMembersInOrganizationById', summary: 'List the members of an organization' })
   @ApiOkResponse({ schema: publicListSchema('OrganizationMember') })
   async list(@CurrentMembership() caller: Membership, @Query() query: ListMembersQueryDto) {
@@ -36,6 +37,7 @@ export class MembersController {
   }
 
   @Patch('members/:userId')
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'updateMemberInOrganizationById', summary: "Change a member's role (admins only)" })
   @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
   async update(@CurrentMembership() caller: Membership, @Param('userId') userId: string, @Body() dto: UpdateMemberDto): Promise<MemberJson> {
@@ -62,6 +64,7 @@ export class MembersController {
 
   @Post('members/:userId/sso')
   @HttpCode(200)
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'setUserAsSSOMemberForOrganization', summary: 'Mark a member as able to sign in with SSO (admins only)' })
   @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
   async markSso(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<MemberJson> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
@@ -10,7 +10,7 @@ import { User } from '../users/user.entity';
 import { CreateOrganizationDto } from './dto/create-organization.dto';
 import { UpdateOrganizationDto } from './dto/update-organization.dto';
 import { Membership } from './membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from './organization-member.guard';
+import { CurrentMembership, OrgRole } from './organization-member.guard';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationJson, presentOrganization } from './organization.presenter';
 import { OrganizationsService } from './organizations.service';
@@ -46,8 +46,8 @@ export class OrganizationsController {
   }
 
   @Get(':organizationId')
-  @UseGuards(OrganizationMemberGuard)
   @ApiParam({ name: 'organizationId' })
+  @OrgRole('guest')
   @ApiOperation({ operationId: 'getOrganizationById', summary: 'Get an organization by its ID' })
   @ApiOkResponse({ schema: publicSchema('Organization') })
   async get(@CurrentMembership() membership: Membership): Promise<OrganizationJson> {
@@ -56,8 +56,8 @@ export class OrganizationsController {
   }
 
   @Patch(':organizationId')
-  @UseGuards(OrganizationMemberGuard)
   @ApiParam({ name: 'organizationId' })
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'updateOrganizationById', summary: 'Update an organization (admins only)' })
   @ApiOkResponse({ schema: publicSchema('Organization') })
   async update(@CurrentMembership() membership: Membership, @Body() dto: UpdateOrganizationDto): Promise<OrganizationJson> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -6,7 +6,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { teamPermissions } from '../teams/team.policy';
 import { presentTeam } from '../teams/team.presenter';
 import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provider.dto';
@@ -16,7 +16,7 @@ import { SamlProviderRow, SamlService } from './saml.service';
 @ApiTags('sso')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('admin')
 @Controller('v1/orgs/:organizationId')
 export class SamlController {
   constructor(
@@ -68,6 +68,7 @@ export class SamlController {
   }
 
   @Get('sso')
+  @OrgRole('member')
   @ApiOperation({ operationId: 'listSSOProviderLoginsInOrganization', summary: 'List how members can sign in with SSO' })
   @ApiOkResponse({
     schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: publicSchema('OrganizationSSOProviderLogin') } } },

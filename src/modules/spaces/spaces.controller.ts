@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
@@ -6,10 +6,11 @@ import { publicListSchema, publicSchema } from '../../common/openapi/public-sche
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
+import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { SpaceAccess } from '../access/space-access.service';
 import { MoveDto } from '../collections/dto/move.dto';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { User } from '../users/user.entity';
 import { CreateSpaceDto, GetSpaceQueryDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
 import { presentSpace, SpaceJson } from './space.presenter';
@@ -25,7 +26,7 @@ export class SpacesController {
   ) {}
 
   @Get('orgs/:organizationId/spaces')
-  @UseGuards(OrganizationMemberGuard)
+  @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
   @ApiOperation({ operationId: 'listSpacesInOrganizationById', summary: 'List the spaces of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Space') })
@@ -35,7 +36,7 @@ export class SpacesController {
   }
 
   @Post('orgs/:organizationId/spaces')
-  @UseGuards(OrganizationMemberGuard)
+  @OrgRole('guest')
   @HttpCode(201)
   @ApiParam({ name: 'organizationId' })
   @ApiOperation({ operationId: 'createSpace', summary: 'Create an empty space, at the top level or in a collection' })
@@ -52,14 +53,15 @@ export class SpacesController {
   }
 
   @Get('spaces/:spaceId')
+  @SpaceAction('view')
   @ApiOperation({ operationId: 'getSpaceById', summary: 'Get a space by its ID' })
   @ApiOkResponse({ schema: publicSchema('Space') })
-  async get(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: GetSpaceQueryDto): Promise<SpaceJson> {
-    const { space, permissions } = await this.spaces.get(user, spaceId);
+  get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): SpaceJson {
     return presentSpace(space, permissions, this.config, { shareKey: query.shareKey });
   }
 
   @Patch('spaces/:spaceId')
+  @SpaceAction('admin')
   @ApiOperation({ operationId: 'updateSpaceById', summary: "Update a space's title, emoji, edit mode, default level or visibility" })
   @ApiOkResponse({ schema: publicSchema('Space') })
   async update(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: UpdateSpaceDto): Promise<SpaceJson> {
@@ -67,6 +69,7 @@ export class SpacesController {
   }
 
   @Delete('spaces/:spaceId')
+  @SpaceAction('admin')
   @HttpCode(205)
   @ApiOperation({ operationId: 'deleteSpaceById', summary: 'Delete a space; it can be restored during the retention period' })
   @ApiResponse({ status: 205, description: 'Space has been deleted' })
@@ -75,6 +78,7 @@ export class SpacesController {
   }
 
   @Post('spaces/:spaceId/restore')
+  @SpaceAction('admin', { includeDeleted: true })
   @HttpCode(200)
   @ApiOperation({ operationId: 'restoreSpace', summary: 'Restore a space deleted less than the retention period ago' })
   @ApiOkResponse({ schema: publicSchema('Space') })
@@ -83,29 +87,32 @@ export class SpacesController {
   }
 
   @Post('spaces/:spaceId/duplicate')
+  @SpaceAction('view')
   @HttpCode(201)
   @ApiOperation({ operationId: 'duplicateSpace', summary: 'Duplicate a space next to itself, with a copy of its content' })
   @ApiCreatedResponse({ schema: publicSchema('Space') })
-  async duplicate(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Res({ passthrough: true }) res: Response): Promise<SpaceJson> {
-    const json = this.present(await this.spaces.duplicate(user, spaceId));
+  async duplicate(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Res({ passthrough: true }) res: Response): Promise<SpaceJson> {
+    const json = this.present(await this.spaces.duplicate(user, access));
     res.location(json.urls.location);
     return json;
   }
 
   @Post('spaces/:spaceId/move')
+  @SpaceAction('admin')
   @HttpCode(200)
   @ApiOperation({ operationId: 'moveSpace', summary: 'Move a space to another collection and/or next to a sibling' })
   @ApiOkResponse({ schema: publicSchema('Space') })
-  async move(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: MoveDto): Promise<SpaceJson> {
-    return this.present(await this.spaces.move(user, spaceId, dto));
+  async move(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Body() dto: MoveDto): Promise<SpaceJson> {
+    return this.present(await this.spaces.move(user, access, dto));
   }
 
   @Post('spaces/:spaceId/transfer')
+  @SpaceAction('admin')
   @HttpCode(200)
   @ApiOperation({ operationId: 'transferSpace', summary: 'Transfer a space to another organization, optionally into one of its collections' })
   @ApiOkResponse({ schema: publicSchema('Space') })
-  async transfer(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: TransferSpaceDto): Promise<SpaceJson> {
-    return this.present(await this.spaces.transfer(user, spaceId, dto));
+  async transfer(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Body() dto: TransferSpaceDto): Promise<SpaceJson> {
+    return this.present(await this.spaces.transfer(user, access, dto));
   }
 
   private present({ space, permissions }: SpaceAccess): SpaceJson {

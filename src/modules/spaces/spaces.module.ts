@@ -7,12 +7,13 @@ import { Clock } from './clock';
 import { CollectionSpacesController } from './collection-spaces.controller';
 import { SpaceRetentionJob } from './space-retention.job';
 import { SpaceRetentionService } from './space-retention.service';
+import { SpaceWritesModule } from './space-writes.module';
 import { SpacesController } from './spaces.controller';
 import { SpacesRepository } from './spaces.repository';
 import { SpacesService } from './spaces.service';
 
 @Module({
-  imports: [AccessModule, CollectionsModule, ContentModule, OrganizationsModule],
+  imports: [AccessModule, CollectionsModule, ContentModule, OrganizationsModule, SpaceWritesModule],
   controllers: [SpacesController, CollectionSpacesController],
   providers: [SpacesRepository, SpacesService, SpaceRetentionService, SpaceRetentionJob, Clock],
   exports: [SpacesService, SpaceRetentionService],

@@ -5,13 +5,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AccessRepository } from '../access/access.repository';
-import { PermissionGrant } from '../access/permission-grant.entity';
 import { Space } from './space.entity';
-
-/** Value of `revision_id` between a space's insert and its first revision's, in one transaction (the foreign key is checked at commit). */
-const REVISION_PENDING = '';
-
-export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt'>;
 
 @Injectable()
 export class SpacesRepository {
@@ -22,40 +16,6 @@ export class SpacesRepository {
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<Space | null> {
     return manager.findOneBy(Space, { id });
-  }
-
-  /** The space, its row locked until the transaction ends (restore holds it so the purge skips it). */
-  findForUpdate(id: string, manager: EntityManager): Promise<Space | null> {
-    return manager.createQueryBuilder(Space, 's').setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
-  }
-
-  /** Inserts a space whose revision the caller creates next, then points it there with `setRevision`. */
-  async insert(space: NewSpace, manager: EntityManager): Promise<void> {
-    await manager.insert(Space, { ...space, revisionId: REVISION_PENDING });
-  }
-
-  async setRevision(id: string, revisionId: string, manager: EntityManager): Promise<void> {
-    await manager.update(Space, { id }, { revisionId });
-  }
-
-  async update(id: string, changes: Partial<Space>, manager: EntityManager = this.dataSource.manager): Promise<void> {
-    if (Object.keys(changes).length > 0) await manager.update(Space, { id }, changes);
-  }
-
-  /** Soft delete; false when the space was already deleted. */
-  async markDeleted(id: string, at: Date): Promise<boolean> {
-    const result = await this.dataSource.manager
-      .createQueryBuilder()
-      .update(Space)
-      .set({ deletedAt: at })
-      .where('id = :id AND deleted_at IS NULL', { id })
-      .execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** Grants name users and teams of one organization: they go when the space leaves it. */
-  async dropGrants(spaceId: string, manager: EntityManager): Promise<void> {
-    await manager.delete(PermissionGrant, { spaceId });
   }
 
   /** An organization's spaces the viewer can see, in the kept order. */

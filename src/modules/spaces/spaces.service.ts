@@ -1,11 +1,11 @@
-import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import type { SpacePermissionsJson } from '../access/access.policy';
-import { CollectionAccessService } from '../access/collection-access.service';
+import { CollectionAccess, CollectionAccessService } from '../access/collection-access.service';
 import { SpaceAccess, SpaceAccessService } from '../access/space-access.service';
 import { TransferAccessService } from '../access/transfer-access.service';
 import { ContentTreeService } from '../collections/content-tree.service';
@@ -15,9 +15,11 @@ import { Membership } from '../organizations/membership.entity';
 import { User } from '../users/user.entity';
 import { Clock } from './clock';
 import { CreateSpaceDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
-import { copyTitle, visibilityIn } from './space.rules';
+import { copyTitle } from './space.rules';
 import { Space } from './space.entity';
 import { SpaceRetentionService } from './space-retention.service';
+import { SpaceUnitOfWork } from './space-unit-of-work';
+import { SpaceChanges } from './space-writes.repository';
 import { SpacesRepository } from './spaces.repository';
 
 export interface SpaceWithPermissions {
@@ -27,13 +29,15 @@ export interface SpaceWithPermissions {
 
 /**
  * Spaces: creation with their first revision, settings, soft delete and restore, duplication,
- * moves in the kept order and transfers. Access decisions come from the access services.
+ * moves in the kept order and transfers. Routes declare the permission they need (`@SpaceAction`);
+ * every write goes through `SpaceUnitOfWork`, which checks it again under the row lock.
  */
 @Injectable()
 export class SpacesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly spaces: SpacesRepository,
+    private readonly writes: SpaceUnitOfWork,
     private readonly access: SpaceAccessService,
     private readonly collectionAccess: CollectionAccessService,
     private readonly transfers: TransferAccessService,
@@ -52,133 +56,136 @@ export class SpacesService {
     await this.dataSource.transaction(async (em) => {
       await this.tree.lock(organizationId, em);
       const position = await this.tree.end(organizationId, em);
-      await this.spaces.insert(
-        {
-          id,
-          organizationId,
-          parentId,
-          title: dto.title ?? '',
-          emoji: dto.emoji ?? '',
-          visibility: 'private',
-          editMode: dto.editMode ?? 'live',
-          defaultLevel: null,
-          createdBy: user.id,
-          position,
-        },
-        em,
-      );
-      const revision = await this.revisions.createInitial(id, user.id, em);
-      await this.spaces.setRevision(id, revision.id, em);
+      const space = {
+        id,
+        organizationId,
+        parentId,
+        title: dto.title ?? '',
+        emoji: dto.emoji ?? '',
+        visibility: 'private' as const,
+        editMode: dto.editMode ?? 'live',
+        defaultLevel: null,
+        createdBy: user.id,
+        position,
+      };
+      await this.writes.create(space, em, (tx) => this.revisions.createInitial(id, user.id, tx));
     });
     return this.access.resolve(user, id);
   }
 
-  get(user: User, spaceId: string): Promise<SpaceAccess> {
-    return this.access.require(user, spaceId, 'view');
-  }
-
-  async update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
-    await this.access.require(user, spaceId, 'admin');
-    await this.dataSource.transaction(async (em) => {
-      // Locked, so a concurrent move cannot take the space out of its collection between the check and the write.
-      const space = (await this.spaces.findForUpdate(spaceId, em)) as Space;
+  update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
+    return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload }) => {
+      // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
       if (dto.visibility === 'in-collection' && space.parentId === null) {
         throw new BadRequestException('visibility: in-collection is only for a space inside a collection');
       }
-      const changes: Partial<Space> = {};
+      const changes: SpaceChanges = {};
       if (dto.title !== undefined) changes.title = dto.title;
       if (dto.emoji !== undefined) changes.emoji = dto.emoji ?? '';
       if (dto.editMode !== undefined) changes.editMode = dto.editMode;
       if (dto.defaultLevel !== undefined) changes.defaultLevel = dto.defaultLevel;
       if (dto.visibility !== undefined) changes.visibility = dto.visibility;
-      await this.spaces.update(spaceId, changes, em);
+      await update(changes);
+      return reload();
     });
-    return this.access.resolve(user, spaceId);
   }
 
   /** Soft delete: hidden from lists and 404 everywhere but restore, until the purge removes it. */
   async delete(user: User, spaceId: string): Promise<void> {
-    await this.access.require(user, spaceId, 'admin');
-    if (!(await this.spaces.markDeleted(spaceId, this.clock.now()))) throw new NotFoundException(`Space ${spaceId} not found`);
+    await this.writes.run(spaceId, user, 'admin', ({ update }) => update({ deletedAt: this.clock.now() }));
   }
 
   /**
    * Brings a deleted space back within the retention period. The row stays locked until commit:
    * the purge skips locked rows, and a restore waiting behind a purge finds the space gone (404).
    */
-  async restore(user: User, spaceId: string): Promise<SpaceAccess> {
-    await this.dataSource.transaction(async (em) => {
-      const space = await this.spaces.findForUpdate(spaceId, em);
-      if (!space) throw new NotFoundException(`Space ${spaceId} not found`);
-      const { permissions } = await this.access.resolve(user, spaceId, { includeDeleted: true, manager: em });
-      if (space.deletedAt !== null && !this.retention.isRestorable(space.deletedAt)) {
-        throw new NotFoundException(`Space ${spaceId} not found: it was deleted more than the retention period ago`);
-      }
-      if (!permissions.admin) throw new ForbiddenException(`You do not have the admin permission on space ${spaceId}`);
-      if (space.deletedAt === null) throw new ConflictException(`Space ${spaceId} is not deleted`);
-      await this.spaces.update(spaceId, { deletedAt: null }, em);
-    });
-    return this.access.resolve(user, spaceId);
+  restore(user: User, spaceId: string): Promise<SpaceAccess> {
+    return this.writes.run(
+      spaceId,
+      user,
+      'admin',
+      async ({ space, update, reload }) => {
+        if (space.deletedAt !== null && !this.retention.isRestorable(space.deletedAt)) {
+          throw new NotFoundException(`Space ${spaceId} not found: it was deleted more than the retention period ago`);
+        }
+        if (space.deletedAt === null) throw new ConflictException(`Space ${spaceId} is not deleted`);
+        await update({ deletedAt: null });
+        return reload();
+      },
+      { includeDeleted: true },
+    );
   }
 
   /** A copy next to the source: same settings, a copy of its active revision, title marked as a copy. */
-  async duplicate(user: User, spaceId: string): Promise<SpaceAccess> {
-    const { space: source, organizationRole } = await this.access.require(user, spaceId, 'view');
-    await this.collectionAccess.requireCreateIn(user, source.organizationId, organizationRole, source.parentId);
+  async duplicate(user: User, source: SpaceAccess): Promise<SpaceAccess> {
+    const { organizationId, parentId } = source.space;
+    await this.collectionAccess.requireCreateIn(user, organizationId, source.organizationRole, parentId);
     const id = newId();
-    await this.dataSource.transaction(async (em) => {
-      await this.tree.lock(source.organizationId, em);
-      const position = await this.tree.after('space', source.id, id, em);
-      await this.spaces.insert(
-        {
+    await this.writes.run(
+      source.space.id,
+      user,
+      'view',
+      async ({ space, em }) => {
+        this.stillIn(space, organizationId);
+        const position = await this.tree.after('space', space.id, id, em);
+        const copy = {
           id,
-          organizationId: source.organizationId,
-          parentId: source.parentId,
-          title: copyTitle(source.title),
-          emoji: source.emoji,
-          visibility: source.visibility,
-          editMode: source.editMode,
-          defaultLevel: source.defaultLevel,
+          organizationId,
+          parentId: space.parentId,
+          title: copyTitle(space.title),
+          emoji: space.emoji,
+          visibility: space.visibility,
+          editMode: space.editMode,
+          defaultLevel: space.defaultLevel,
           createdBy: user.id,
           position,
-        },
-        em,
-      );
-      const revision = await this.revisions.copyToSpace(source.revisionId, id, user.id, em);
-      await this.spaces.setRevision(id, revision.id, em);
-    });
+        };
+        await this.writes.create(copy, em, (tx) => this.revisions.copyToSpace(space.revisionId, id, user.id, tx));
+      },
+      { lockFirst: (em) => this.tree.lock(organizationId, em) },
+    );
     return this.access.resolve(user, id);
   }
 
-  async move(user: User, spaceId: string, dto: MoveDto): Promise<SpaceAccess> {
+  async move(user: User, current: SpaceAccess, dto: MoveDto): Promise<SpaceAccess> {
     if (dto.parent === undefined && dto.position === undefined) throw new BadRequestException('parent: give parent, position or both');
-    const { space, organizationRole } = await this.access.require(user, spaceId, 'admin');
-    const parentId = dto.parent === undefined ? space.parentId : dto.parent;
-    if (parentId !== space.parentId) await this.collectionAccess.requireCreateIn(user, space.organizationId, organizationRole, parentId);
-    await this.dataSource.transaction(async (em) => {
-      await this.tree.lock(space.organizationId, em);
-      const current = (await this.spaces.findForUpdate(spaceId, em)) as Space;
-      const position = await this.tree.placeForMove({ kind: 'space', ...current }, parentId, dto.position, em);
-      await this.spaces.update(spaceId, { parentId, position, visibility: visibilityIn(current.visibility, parentId) }, em);
-    });
-    return this.access.resolve(user, spaceId);
+    const { organizationId, id: spaceId } = current.space;
+    const parentId = dto.parent === undefined ? current.space.parentId : dto.parent;
+    if (parentId !== current.space.parentId) await this.collectionAccess.requireCreateIn(user, organizationId, current.organizationRole, parentId);
+    return this.writes.run(
+      spaceId,
+      user,
+      'admin',
+      async ({ space, em, update, reload }) => {
+        this.stillIn(space, organizationId);
+        const position = await this.tree.placeForMove({ kind: 'space', ...space }, parentId, dto.position, em);
+        await update({ parentId, position });
+        return reload();
+      },
+      { lockFirst: (em) => this.tree.lock(organizationId, em) },
+    );
   }
 
   /** Moves the space to another organization (optionally into one of its collections); grants are dropped. */
-  async transfer(user: User, spaceId: string, dto: TransferSpaceDto): Promise<SpaceAccess> {
-    const { space, organizationRole } = await this.access.require(user, spaceId, 'view');
-    await this.transfers.requireTransfer(user, { organizationId: space.organizationId, organizationRole }, dto.organization);
+  async transfer(user: User, current: SpaceAccess, dto: TransferSpaceDto): Promise<SpaceAccess> {
+    const { organizationId, id: spaceId } = current.space;
+    await this.transfers.requireTransfer(user, { organizationId, organizationRole: current.organizationRole }, dto.organization);
     const parentId = dto.collection ?? null;
     // The caller administers the target, so only the collection's existence there is in question.
     if (parentId !== null) await this.collectionAccess.requireCreateIn(user, dto.organization, 'admin', parentId);
-    await this.dataSource.transaction(async (em) => {
-      await this.tree.lockAll([space.organizationId, dto.organization], em);
-      const current = (await this.spaces.findForUpdate(spaceId, em)) as Space;
-      const position = await this.tree.end(dto.organization, em);
-      await this.spaces.update(spaceId, { organizationId: dto.organization, parentId, position, visibility: visibilityIn(current.visibility, parentId) }, em);
-      await this.spaces.dropGrants(spaceId, em);
-    });
-    return this.access.resolve(user, spaceId);
+    return this.writes.run(
+      spaceId,
+      user,
+      'admin',
+      async ({ space, em, update, reload }) => {
+        this.stillIn(space, organizationId);
+        const position = await this.tree.end(dto.organization, em);
+        await update({ organizationId: dto.organization, parentId, position });
+        await this.transfers.dropGrantsOfTransferred({ spaceIds: [spaceId], collectionIds: [] }, em);
+        return reload();
+      },
+      { lockFirst: (em) => this.tree.lockAll([organizationId, dto.organization], em) },
+    );
   }
 
   async listInOrganization(user: User, membership: Membership, query: ListQueryDto): Promise<Page<SpaceWithPermissions>> {
@@ -186,10 +193,14 @@ export class SpacesService {
     return this.withPermissions(user, page);
   }
 
-  async listInCollection(user: User, collectionId: string, query: ListQueryDto): Promise<Page<SpaceWithPermissions>> {
-    const { collection, organizationRole } = await this.collectionAccess.require(user, collectionId, 'view');
+  async listInCollection(user: User, { collection, organizationRole }: CollectionAccess, query: ListQueryDto): Promise<Page<SpaceWithPermissions>> {
     const viewer = { organizationId: collection.organizationId, userId: user.id, role: organizationRole };
-    return this.withPermissions(user, await this.spaces.listInCollection(collectionId, viewer, query));
+    return this.withPermissions(user, await this.spaces.listInCollection(collection.id, viewer, query));
+  }
+
+  /** The tree lock taken was the organization's the space was in before the lock: a transfer in between makes the caller retry. */
+  private stillIn(space: Space, organizationId: string): void {
+    if (space.organizationId !== organizationId) throw new ConflictException(`Space ${space.id} moved to another organization meanwhile; try again`);
   }
 
   private async withPermissions(user: User, page: Page<Space>): Promise<Page<SpaceWithPermissions>> {

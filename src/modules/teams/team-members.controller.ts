@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -6,7 +6,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { ListMemberTeamsQueryDto } from './dto/list-teams-query.dto';
 import { SetTeamMemberDto, UpdateTeamMembersDto } from './dto/update-team-members.dto';
 import { TeamMembersService } from './team-members.service';
@@ -17,7 +17,7 @@ import { TeamsService } from './teams.service';
 @ApiTags('teams')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('member')
 @Controller('v1/orgs/:organizationId')
 export class TeamMembersController {
   constructor(

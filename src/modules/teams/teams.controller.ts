@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { CreateTeamDto, UpdateTeamDto } from './dto/create-team.dto';
 import { ListTeamsQueryDto } from './dto/list-teams-query.dto';
 import { teamPermissions } from './team.policy';
@@ -13,7 +13,7 @@ import { TeamsService } from './teams.service';
 @ApiTags('teams')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('member')
 @Controller('v1/orgs/:organizationId/teams')
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}
@@ -27,6 +27,7 @@ export class TeamsController {
 
   @Put()
   @HttpCode(201)
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'createOrganizationTeam', summary: 'Create a team (admins only)' })
   @ApiCreatedResponse({ schema: publicSchema('OrganizationTeam') })
   async create(@CurrentMembership() caller: Membership, @Body() dto: CreateTeamDto): Promise<TeamJson> {
@@ -41,6 +42,7 @@ export class TeamsController {
   }
 
   @Patch(':teamId')
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'updateTeamInOrganizationById', summary: 'Rename a team (admins only)' })
   @ApiOkResponse({ schema: publicSchema('OrganizationTeam') })
   async update(@CurrentMembership() caller: Membership, @Param('teamId') teamId: string, @Body() dto: UpdateTeamDto): Promise<TeamJson> {
@@ -49,6 +51,7 @@ export class TeamsController {
 
   @Delete(':teamId')
   @HttpCode(204)
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'removeTeamFromOrganizationById', summary: 'Delete a team and its memberships (admins only)' })
   @ApiNoContentResponse({ description: 'The team was deleted' })
   async delete(@CurrentMembership() caller: Membership, @Param('teamId') teamId: string): Promise<void> {

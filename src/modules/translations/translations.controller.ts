@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { listSchemaOf } from '../../common/openapi/public-schema';
@@ -6,7 +6,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
-import { CurrentMembership, OrganizationMemberGuard } from '../organizations/organization-member.guard';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { TranslationSettingsDto } from './dto/translation-settings.dto';
 import { TranslationSettings } from './translation-settings.entity';
 import { translationSettingsPermissions } from './translation-settings.policy';
@@ -36,7 +36,7 @@ const SETTINGS_SCHEMA = {
 @ApiTags('translations')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
-@UseGuards(OrganizationMemberGuard)
+@OrgRole('member')
 @Controller('v1/orgs/:organizationId/translations')
 export class TranslationsController {
   constructor(
@@ -56,6 +56,7 @@ export class TranslationsController {
 
   @Post()
   @HttpCode(201)
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'createTranslation', summary: 'Create translation settings (admins only)' })
   @ApiResponse({ status: 201, schema: SETTINGS_SCHEMA })
   async create(
@@ -76,6 +77,7 @@ export class TranslationsController {
   }
 
   @Put(':translationSettingsId')
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'updateTranslation', summary: 'Replace the title (and languages, when given) of translation settings (admins only)' })
   @ApiResponse({ status: 200, schema: SETTINGS_SCHEMA })
   async replace(
@@ -88,6 +90,7 @@ export class TranslationsController {
 
   @Delete(':translationSettingsId')
   @HttpCode(205)
+  @OrgRole('admin')
   @ApiOperation({ operationId: 'deleteTranslation', summary: 'Delete translation settings (admins only)' })
   @ApiResponse({ status: 205, description: 'The settings were deleted' })
   async delete(@CurrentMembership() caller: Membership, @Param('translationSettingsId') id: string): Promise<void> {

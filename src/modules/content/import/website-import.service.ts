@@ -1,16 +1,15 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { newId } from '../../../common/ids';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { AppConfig } from '../../../config/app-config';
-import { SpaceAccessService } from '../../access/space-access.service';
+import { SpaceAccess } from '../../access/space-access.service';
+import { SpaceUnitOfWork, SpaceWrite } from '../../spaces/space-unit-of-work';
 import { User } from '../../users/user.entity';
 import { CONTENT_POLICY } from '../content.policy';
 import { ContentRepository } from '../content.repository';
 import { ImportContentDto } from '../dto/import-content.dto';
 import { fileRef, pageRef } from '../markdown/markdown';
-import { RevisionLifecycleService } from '../revision-lifecycle.service';
 import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../revision-writer';
 import { htmlToMarkdown } from './html-to-markdown';
 import { CrawlResult, SiteCrawler, StartPageError } from './site-crawler';
@@ -36,21 +35,21 @@ export class WebsiteImportService {
   private readonly logger = new Logger('WebsiteImport');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly access: SpaceAccessService,
+    private readonly spaceWrites: SpaceUnitOfWork,
     private readonly client: OutboundHttpClient,
     private readonly config: AppConfig,
     private readonly content: ContentRepository,
     private readonly writer: RevisionWriter,
-    private readonly lifecycle: RevisionLifecycleService,
   ) {}
 
-  async import(user: User, spaceId: string, dto: ImportContentDto): Promise<ImportResult> {
-    await this.access.require(user, spaceId, CONTENT_POLICY.import);
+  /** `access` is the route's (`@SpaceAction(CONTENT_POLICY.import)`); the write checks it again under the space's lock. */
+  async import(user: User, access: SpaceAccess, dto: ImportContentDto): Promise<ImportResult> {
+    const spaceId = access.space.id;
     const started = Date.now();
     const crawl = await this.crawl(spaceId, dto.url);
     const converted = this.convert(crawl);
-    const result = await this.dataSource.transaction((em) => this.write(user, spaceId, crawl, converted, em));
+    // The space may have been locked (or the caller's rights changed) while the site was crawled: the unit of work checks again.
+    const result = await this.spaceWrites.run(spaceId, user, CONTENT_POLICY.import, (write) => this.write(user, write, crawl, converted));
     this.logger.log(
       `space ${spaceId}: imported ${result.importedResources} of ${result.totalResources} resources from ${dto.url} in ${Date.now() - started} ms` +
         (crawl.stopped ? ` (stopped early: ${crawl.stopped} bound reached)` : ''),
@@ -92,21 +91,26 @@ export class WebsiteImportService {
     return { pageIds, fileIds, markdown };
   }
 
-  private async write(
-    user: User,
-    spaceId: string,
-    crawl: CrawlResult,
-    converted: ReturnType<WebsiteImportService['convert']>,
-    em: EntityManager,
-  ): Promise<ImportResult> {
-    const baseId = await this.content.lockActiveRevision(spaceId, em);
-    // The space may have been locked (or the caller's rights changed) while the site was crawled.
-    await this.access.require(user, spaceId, CONTENT_POLICY.import, { manager: em });
-    const base = await this.content.findRevision(spaceId, baseId as string, em);
+  /** One new revision on top of the active one: its pages and files, then the imported ones. */
+  private async write(user: User, write: SpaceWrite, crawl: CrawlResult, converted: ReturnType<WebsiteImportService['convert']>): Promise<ImportResult> {
+    let imported = 0;
+    const revision = await write.commitRevision(async (baseId, em) => {
+      const { pages, files, reusableContents, variables } = await this.build(write.space.id, baseId, crawl, converted, em);
+      imported = pages.imported;
+      return this.writer.write(
+        { spaceId: write.space.id, parents: [baseId], type: 'edits', createdBy: user.id, pages: pages.all, files, reusableContents, variables },
+        em,
+      );
+    });
+    return { revision: revision.id, importedResources: imported + crawl.images.size, totalResources: crawl.discovered };
+  }
+
+  private async build(spaceId: string, baseId: string, crawl: CrawlResult, converted: ReturnType<WebsiteImportService['convert']>, em: EntityManager) {
+    const base = await this.content.findRevision(spaceId, baseId, em);
     // One connection per transaction: its queries run one after the other.
-    const baseTree = await this.content.tree(baseId as string, em);
-    const baseFiles = await this.content.files(baseId as string, em);
-    const baseReusable = await this.content.reusableContents(baseId as string, em);
+    const baseTree = await this.content.tree(baseId, em);
+    const baseFiles = await this.content.files(baseId, em);
+    const baseReusable = await this.content.reusableContents(baseId, em);
     const topLevel = baseTree.filter((page) => page.parentId === null);
     const plan = planTree(
       crawl.pages.map((page) => ({ url: page.url, title: page.extracted.title })),
@@ -142,20 +146,11 @@ export class WebsiteImportService {
       })),
     ];
 
-    const revision = await this.writer.write(
-      {
-        spaceId,
-        parents: [baseId as string],
-        type: 'edits',
-        createdBy: user.id,
-        pages: [...carried, ...imported],
-        files,
-        reusableContents: baseReusable.map(({ revisionId: _revisionId, ...reusable }) => reusable),
-        variables: base?.variables ?? {},
-      },
-      em,
-    );
-    await this.lifecycle.activate(spaceId, revision.id, em);
-    return { revision: revision.id, importedResources: plan.length + crawl.images.size, totalResources: crawl.discovered };
+    return {
+      pages: { all: [...carried, ...imported], imported: plan.length },
+      files,
+      reusableContents: baseReusable.map(({ revisionId: _revisionId, ...reusable }) => reusable),
+      variables: base?.variables ?? {},
+    };
   }
 }

@@ -1,37 +1,39 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { User } from '../../users/user.entity';
 import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from '../content.schemas';
 import { LinksQueryDto } from '../dto/links-query.dto';
 import { LinksService } from './links.service';
+import { SpaceAccess } from '../../access/space-access.service';
+import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
+import { CONTENT_POLICY } from '../content.policy';
 
 /** Links of the active revision, classified `ok`, `broken` or `in-app`, and backlinks of files. */
 @ApiTags('content')
 @ApiBearerAuth()
 @Controller('v1/spaces/:spaceId')
+@SpaceAction(CONTENT_POLICY.read)
 export class LinksController {
   constructor(private readonly links: LinksService) {}
 
   @Get('links')
   @ApiOperation({ operationId: 'listSpaceLinks', summary: 'Links in the pages of the space, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  space(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: LinksQueryDto) {
-    return this.links.list(user, spaceId, query);
+  space(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: LinksQueryDto) {
+    return this.links.list(access, query);
   }
 
   @Get('content/page/:pageId/links')
   @ApiOperation({ operationId: 'listPageLinks', summary: 'Links in one page, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  page(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('pageId') pageId: string, @Query() query: LinksQueryDto) {
-    return this.links.list(user, spaceId, query, pageId);
+  page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: LinksQueryDto) {
+    return this.links.list(access, query, pageId);
   }
 
   @Get('content/files/:fileId/backlinks')
   @ApiOperation({ operationId: 'listFileBacklinks', summary: 'Pages that reference a file' })
   @ApiOkResponse({ schema: BACKLINKS_SCHEMA })
-  backlinks(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Param('fileId') fileId: string, @Query() query: ListQueryDto) {
-    return this.links.backlinks(user, spaceId, fileId, query);
+  backlinks(@CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() query: ListQueryDto) {
+    return this.links.backlinks(access, fileId, query);
   }
 }

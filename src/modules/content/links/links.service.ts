@@ -1,5 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { User } from '../../users/user.entity';
+import { SpaceAccess } from '../../access/space-access.service';
 import { ContentService, ReadableRevision } from '../content.service';
 import { LinksQueryDto } from '../dto/links-query.dto';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
@@ -15,8 +15,8 @@ export class LinksService {
     private readonly links: LinksRepository,
   ) {}
 
-  async list(user: User, spaceId: string, query: LinksQueryDto, pageId?: string) {
-    const readable = await this.content.open(user, spaceId);
+  async list(access: SpaceAccess, query: LinksQueryDto, pageId?: string) {
+    const readable = await this.content.open(access);
     const revisionId = readable.revision.id;
     if (pageId && (await this.links.pagesById(revisionId, [pageId])).size === 0) throw new NotFoundException(`Page ${pageId} not found`);
     const [page, stats] = await Promise.all([this.links.list(revisionId, { status: query.status, pageId }, query), this.links.stats(revisionId, pageId)]);
@@ -29,8 +29,8 @@ export class LinksService {
     };
   }
 
-  async backlinks(user: User, spaceId: string, fileId: string, query: ListQueryDto) {
-    const { context: base, file } = await this.content.findFile(user, spaceId, undefined, fileId);
+  async backlinks(access: SpaceAccess, fileId: string, query: ListQueryDto) {
+    const { context: base, file } = await this.content.findFile(access, undefined, fileId);
     const page = await this.links.backlinks(base.revisionId, `file:${file.fileId}`, query);
     const context: ReferenceContext = {
       ...base,

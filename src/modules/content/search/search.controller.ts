@@ -1,21 +1,23 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../../common/openapi/public-schema';
-import { User } from '../../users/user.entity';
 import { SearchQueryDto } from '../dto/search-query.dto';
 import { SearchService } from './search.service';
+import { SpaceAccess } from '../../access/space-access.service';
+import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
+import { CONTENT_POLICY } from '../content.policy';
 
 @ApiTags('content')
 @ApiBearerAuth()
 @Controller('v1/spaces/:spaceId/search')
+@SpaceAction(CONTENT_POLICY.read)
 export class SearchController {
   constructor(private readonly search: SearchService) {}
 
   @Get()
   @ApiOperation({ operationId: 'searchSpaceContent', summary: 'Full-text search of the active revision: pages best first, with matching sections' })
   @ApiOkResponse({ schema: publicListSchema('SearchPageResult') })
-  find(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Query() query: SearchQueryDto) {
-    return this.search.search(user, spaceId, query);
+  find(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: SearchQueryDto) {
+    return this.search.search(access, query);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { User } from '../../users/user.entity';
+import { SpaceAccess } from '../../access/space-access.service';
 import { ContentService } from '../content.service';
 import { SearchQueryDto } from '../dto/search-query.dto';
 import { SearchIndexRepository, SectionHit } from './search-index.repository';
@@ -13,8 +13,9 @@ export class SearchService {
     private readonly index: SearchIndexRepository,
   ) {}
 
-  async search(user: User, spaceId: string, dto: SearchQueryDto) {
-    const { context } = await this.content.open(user, spaceId);
+  async search(access: SpaceAccess, dto: SearchQueryDto) {
+    const spaceId = access.space.id;
+    const { context } = await this.content.open(access);
     const page = await this.index.search(spaceId, dto.query, dto);
     // Ranks are positions in the whole ranked list, so a later page starts after what came before.
     const first = dto.page && page.items.length > 0 ? (await this.index.countBefore(spaceId, dto.query, page.items[0])) + 1 : 1;

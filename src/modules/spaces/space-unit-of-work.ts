@@ -1,0 +1,110 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { SpaceAction } from '../access/access.policy';
+import { SpaceAccess, SpaceAccessService } from '../access/space-access.service';
+import { SearchIndexRepository } from '../content/search/search-index.repository';
+import { User } from '../users/user.entity';
+import { Space } from './space.entity';
+import { visibilityIn } from './space.rules';
+import { NewSpace, SpaceChanges, SpaceWritesRepository } from './space-writes.repository';
+
+/** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
+export interface SpaceWrite {
+  readonly em: EntityManager;
+  /** The caller's access as read under the lock; `access.space` is the row before this write's changes. */
+  readonly access: SpaceAccess;
+  readonly space: Space;
+  /** Changes columns of the row; a new `parentId` brings the visibility along (`visibilityIn`). */
+  update(changes: SpaceChanges): Promise<void>;
+  /**
+   * Writes a new revision on top of the active one (`produce` gets the active revision's id, read
+   * under the lock, and returns the revision it wrote) and makes it the active one, search index
+   * included. Import uses it; change-request merges and integrations are next.
+   */
+  commitRevision<R extends { id: string }>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
+  /** The caller's access to the space as this write leaves it (the response of a write shows its own result, whatever commits next). */
+  reload(): Promise<SpaceAccess>;
+}
+
+export interface RunOptions {
+  /** Deleted spaces answer 404 unless this is set (restore). */
+  includeDeleted?: boolean;
+  /**
+   * Locks to take before the row lock (the organization's tree lock for moves and duplicates):
+   * every writer takes the tree lock before any row lock, so a renumbering never waits on a row
+   * whose holder waits on the tree.
+   */
+  lockFirst?: (em: EntityManager) => Promise<void>;
+}
+
+/**
+ * The one write path of a space, and the only code that changes a `spaces` row (`revision_id`
+ * included): `run` opens the transaction, locks the row (`FOR UPDATE`), re-checks the caller's
+ * access with that same transaction (deleted → 404, below the action → 403, `locked` → 403 for
+ * content changes) and hands the locked space to the work. A PATCH queued behind a DELETE thus
+ * finds the space deleted instead of writing to it.
+ */
+@Injectable()
+export class SpaceUnitOfWork {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly rows: SpaceWritesRepository,
+    private readonly access: SpaceAccessService,
+    private readonly searchIndex: SearchIndexRepository,
+  ) {}
+
+  run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    return this.dataSource.transaction(async (em) => {
+      await options.lockFirst?.(em);
+      if (!(await this.rows.lock(spaceId, em))) throw new NotFoundException(`Space ${spaceId} not found`);
+      const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
+      return work(this.writeOf(caller, access, em, options));
+    });
+  }
+
+  /**
+   * A new space with its first revision (`firstRevision` writes it: empty, or a copy for a
+   * duplicate), in the caller's transaction. The caller has checked that the user may create it there.
+   */
+  async create(space: NewSpace, em: EntityManager, firstRevision: (em: EntityManager) => Promise<{ id: string }>): Promise<void> {
+    await this.rows.insert(space, em);
+    await this.activate(space.id, (await firstRevision(em)).id, em);
+  }
+
+  /** Deleted spaces left in a collection that is being deleted go to the top level. */
+  detachDeletedFrom(collectionId: string, em: EntityManager): Promise<void> {
+    return this.rows.detachDeletedFrom(collectionId, em);
+  }
+
+  /** New positions for spaces of a renumbered order, or of a subtree moved to `organizationId`; callers hold the tree locks. */
+  relocate(rows: { id: string; position: number }[], organizationId: string | null, em: EntityManager): Promise<void> {
+    return this.rows.relocate(rows, organizationId, em);
+  }
+
+  private writeOf(caller: User, access: SpaceAccess, em: EntityManager, options: RunOptions): SpaceWrite {
+    const { space } = access;
+    return {
+      em,
+      access,
+      space,
+      update: (changes) => {
+        const next = { ...changes };
+        if (changes.parentId !== undefined) next.visibility = visibilityIn(changes.visibility ?? space.visibility, changes.parentId);
+        return this.rows.update(space.id, next, em);
+      },
+      commitRevision: async (produce) => {
+        const revision = await produce(space.revisionId, em);
+        await this.activate(space.id, revision.id, em);
+        return revision;
+      },
+      reload: () => this.access.resolve(caller, space.id, { includeDeleted: options.includeDeleted, manager: em }),
+    };
+  }
+
+  /** Makes `revisionId` the space's active revision and rebuilds the space's search rows from it. */
+  private async activate(spaceId: string, revisionId: string, em: EntityManager): Promise<void> {
+    await this.rows.setRevision(spaceId, revisionId, em);
+    await this.searchIndex.rebuild(spaceId, revisionId, em);
+  }
+}

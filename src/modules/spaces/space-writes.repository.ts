@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Space } from './space.entity';
+import { visibilityInSql } from './space.rules';
+
+/** Value of `revision_id` between a space's insert and its first revision's, in one transaction (the foreign key is checked at commit). */
+const REVISION_PENDING = '';
+
+export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt'>;
+
+/** The columns a write may change (`id`, `createdBy` and `createdAt` never change; `revisionId` only through `setRevision`). */
+export type SpaceChanges = Partial<
+  Pick<Space, 'title' | 'emoji' | 'visibility' | 'editMode' | 'defaultLevel' | 'parentId' | 'position' | 'organizationId' | 'deletedAt'>
+>;
+
+/**
+ * Every statement that changes a `spaces` row. Only `SpaceUnitOfWork` uses it (the module does not
+ * export it), so the rules around those writes (lock, re-check, visibility, search index) hold for all.
+ */
+@Injectable()
+export class SpaceWritesRepository {
+  /** The space, its row locked until the transaction ends; null when it does not exist. */
+  lock(id: string, manager: EntityManager): Promise<Space | null> {
+    return manager.createQueryBuilder(Space, 's').setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
+  }
+
+  async insert(space: NewSpace, manager: EntityManager): Promise<void> {
+    await manager.insert(Space, { ...space, revisionId: REVISION_PENDING });
+  }
+
+  async update(id: string, changes: SpaceChanges, manager: EntityManager): Promise<void> {
+    if (Object.keys(changes).length > 0) await manager.update(Space, { id }, changes);
+  }
+
+  async setRevision(id: string, revisionId: string, manager: EntityManager): Promise<void> {
+    await manager.update(Space, { id }, { revisionId });
+  }
+
+  /** Deleted spaces still in the collection go to the top level (their visibility as `visibilityIn` says). */
+  async detachDeletedFrom(collectionId: string, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE spaces SET parent_id = NULL, visibility = ${visibilityInSql('visibility', 'NULL')}, updated_at = now()
+        WHERE parent_id = $1 AND deleted_at IS NOT NULL`,
+      [collectionId],
+    );
+  }
+
+  /** New positions (and, when given, organization) for many spaces at once; parents are unchanged. */
+  async relocate(rows: { id: string; position: number }[], organizationId: string | null, manager: EntityManager): Promise<void> {
+    if (rows.length === 0) return;
+    await manager.query(
+      `UPDATE spaces s SET position = r.position, organization_id = COALESCE($3, s.organization_id),
+              updated_at = CASE WHEN $3::text IS NULL THEN s.updated_at ELSE now() END
+         FROM unnest($1::text[], $2::bigint[]) AS r (id, position) WHERE s.id = r.id`,
+      [rows.map((row) => row.id), rows.map((row) => row.position), organizationId],
+    );
+  }
+}
