@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { JobContext, JobDefinition, JobHandler } from './job-definition';
 import { JOBS_SCHEMA } from './jobs.constants';
 import { JobsRepository } from './jobs.repository';
-import { poolDb, transactionDb } from './pg-boss-db';
+import { PoolDb, poolDb, transactionDb } from './pg-boss-db';
 
 export interface SendJobOptions {
   /** Not before this instant. */
@@ -54,6 +54,7 @@ interface Registration {
 export class JobsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private readonly boss: PgBoss;
+  private readonly db: PoolDb;
   private readonly registrations = new Map<string, Registration>();
   private readonly counters = new Map<string, JobCounters>();
   private started = false;
@@ -64,8 +65,9 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly repository: JobsRepository,
   ) {
     const enabled = config.jobs.enabled;
+    this.db = poolDb(dataSource);
     this.boss = new PgBoss({
-      db: poolDb(dataSource),
+      db: this.db,
       schema: JOBS_SCHEMA,
       // The schema comes from a TypeORM migration; start() only checks its version.
       migrate: false,
@@ -161,6 +163,7 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
   private async stop(timeout: number): Promise<void> {
     this.started = false;
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout });
+    this.db.abandonIfClosed();
   }
 
   /** Creates the queues (idempotent across replicas), brings their options and schedule up to date, starts workers. */
