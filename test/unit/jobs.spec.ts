@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { loadConfig } from '../../src/config/app-config';
 import { PG_BOSS_SCHEMA_V24 } from '../../migrations/1800000050000-job-queue';
 import { deadLetterQueueOf, defineJob } from '../../src/jobs/job-definition';
 
@@ -24,5 +25,16 @@ describe('job queue', () => {
     [{ retryDelaySeconds: 0.5 }, /retryDelaySeconds/],
   ])('refuses a bad declaration %j', (override, message) => {
     expect(() => defineJob({ name: 'ok.job', retryLimit: 1, retryDelaySeconds: 1, retryBackoff: false, ...override })).toThrow(message);
+  });
+
+  it("reads JOBS_* settings, refusing a poll interval under pg-boss's 500 ms", () => {
+    expect(loadConfig({}).jobs).toEqual({ enabled: true, concurrency: 2, pollIntervalMs: 2000 });
+    expect(loadConfig({ JOBS_ENABLED: 'false', JOBS_CONCURRENCY: '8', JOBS_POLL_INTERVAL_MS: '500' }).jobs).toEqual({
+      enabled: false,
+      concurrency: 8,
+      pollIntervalMs: 500,
+    });
+    expect(() => loadConfig({ JOBS_POLL_INTERVAL_MS: '499' })).toThrow(/^Invalid environment variable JOBS_POLL_INTERVAL_MS: /);
+    expect(() => loadConfig({ JOBS_CONCURRENCY: '0' })).toThrow(/^Invalid environment variable JOBS_CONCURRENCY: /);
   });
 });
