@@ -7,6 +7,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { JobsModule } from './jobs/jobs.module';
 import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { CollectionsModule } from './modules/collections/collections.module';
@@ -47,6 +48,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         AuthModule,
         HealthModule,
+        JobsModule,
         ...DOMAIN_MODULES,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -25,6 +25,8 @@ export class AppConfig {
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
+  /** Background jobs: whether this replica runs workers, their concurrency per queue, and the idle poll interval. */
+  readonly jobs: { enabled: boolean; concurrency: number; pollIntervalMs: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -48,6 +50,7 @@ export class AppConfig {
       timeoutMs: env.IMPORT_TIMEOUT_MS,
       concurrency: env.IMPORT_CONCURRENCY,
     };
+    this.jobs = { enabled: env.JOBS_ENABLED, concurrency: env.JOBS_CONCURRENCY, pollIntervalMs: env.JOBS_POLL_INTERVAL_MS };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,

@@ -154,6 +154,28 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(32)
   IMPORT_CONCURRENCY: number = 4;
+
+  /** Whether this replica runs job workers, pg-boss maintenance and cron schedules (false: it only sends jobs). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  JOBS_ENABLED: boolean = true;
+
+  /** Jobs of one queue one replica runs at once (a job declaration may set its own). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  JOBS_CONCURRENCY: number = 2;
+
+  /** How often an idle worker asks PostgreSQL for work, in milliseconds (pg-boss's minimum is 500). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  @Max(600_000)
+  JOBS_POLL_INTERVAL_MS: number = 2000;
 }
 
 export class ConfigError extends Error {}

@@ -1,7 +1,9 @@
 import { Client } from 'pg';
 import { PermissionGrant } from '../../src/modules/access/permission-grant.entity';
+import { JobsService } from '../../src/jobs/jobs.service';
 import { Revision } from '../../src/modules/content/revision.entity';
 import { Clock } from '../../src/modules/spaces/clock';
+import { PURGE_DELETED_SPACES } from '../../src/modules/spaces/space-retention.job';
 import { SpaceRetentionService } from '../../src/modules/spaces/space-retention.service';
 import { Space } from '../../src/modules/spaces/space.entity';
 import { Actor, addMember, createOrganization } from '../support/builders';
@@ -70,6 +72,26 @@ describe('retention of deleted spaces', () => {
       .post(`/v1/spaces/${recent.id}/restore`)
       .set(...org.admin.auth)
       .expect(200);
+  });
+
+  it('runs the purge through the job queue, scheduled every hour', async () => {
+    expect(await t.dataSource.query('SELECT cron, timezone FROM pgboss.schedule WHERE name = $1', [PURGE_DELETED_SPACES.name])).toEqual([
+      { cron: '0 * * * *', timezone: 'UTC' },
+    ]);
+    const org = await createOrganization(t);
+    const expired = await createSpace(t, org);
+    const recent = await createSpace(t, org);
+    await deleteAt(t, expired.id, org.admin, new Date(Date.now() - 8 * DAY));
+    await deleteAt(t, recent.id, org.admin, new Date(Date.now() - 6 * DAY));
+    const purge = jest.spyOn(t.app.get(SpaceRetentionService), 'purgeExpired');
+
+    // What the schedule does at the top of the hour: send the job, which a worker then runs.
+    const id = await t.app.get(JobsService).send(PURGE_DELETED_SPACES, {});
+    expect(id).toEqual(expect.any(String));
+    for (let attempt = 0; attempt < 400 && (await exists(expired.id)); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await exists(expired.id)).toBe(false);
+    expect(await exists(recent.id)).toBe(true);
+    expect(purge).toHaveBeenCalledTimes(1);
   });
 
   it('works through many spaces in batches', async () => {

@@ -20,6 +20,8 @@ export interface TestApp {
 export async function createTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
   const databaseUrl = process.env[TEST_DATABASE_URL];
   if (!databaseUrl) throw new Error(`${TEST_DATABASE_URL} is not set: run e2e tests through jest's e2e project`);
+  // Job workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
+  env = { JOBS_POLL_INTERVAL_MS: '500', ...env };
   const config = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test', LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false', ...env });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
   await app.init();

@@ -1,22 +1,39 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { defineJob } from '../../jobs/job-definition';
+import { JobsService } from '../../jobs/jobs.service';
 import { SpaceRetentionService } from './space-retention.service';
 
-/** Runs the purge of deleted spaces every hour on every replica; the purge lock lets one of them work. */
+/**
+ * The purge of deleted spaces past the retention period: sent every hour by pg-boss's cron (once
+ * across replicas) and run by one worker. `stately`: a purge waiting while another is due is not
+ * queued twice. A failed purge is retried with backoff; the purge itself works in batches.
+ */
+export const PURGE_DELETED_SPACES = defineJob<Record<string, never>>({
+  name: 'spaces.purge-deleted',
+  cron: '0 * * * *',
+  policy: 'stately',
+  retryLimit: 3,
+  retryDelaySeconds: 60,
+  retryBackoff: true,
+  expireInSeconds: 30 * 60,
+  concurrency: 1,
+});
+
 @Injectable()
-export class SpaceRetentionJob {
+export class SpaceRetentionJob implements OnModuleInit {
   private readonly logger = new Logger(SpaceRetentionJob.name);
 
-  constructor(private readonly retention: SpaceRetentionService) {}
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly retention: SpaceRetentionService,
+  ) {}
 
-  @Cron(CronExpression.EVERY_HOUR, { name: 'purge-deleted-spaces' })
+  async onModuleInit(): Promise<void> {
+    await this.jobs.register(PURGE_DELETED_SPACES, () => this.run());
+  }
+
   async run(): Promise<void> {
-    try {
-      const { ran, purged } = await this.retention.purgeExpired();
-      if (ran && purged > 0) this.logger.log(`Purged ${purged} space(s) deleted before the retention period`);
-    } catch (error) {
-      // A failed run is retried by the next one; it must not take the process down.
-      this.logger.error(`Purging deleted spaces failed: ${(error as Error).message}`, (error as Error).stack);
-    }
+    const { ran, purged } = await this.retention.purgeExpired();
+    if (ran && purged > 0) this.logger.log({ msg: 'purged deleted spaces past the retention period', purged });
   }
 }

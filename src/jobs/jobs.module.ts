@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { JobsRepository } from './jobs.repository';
+import { JobsService } from './jobs.service';
+
+/** The durable job queue, available to every module (global): `JobsService.register` and `send`. */
+@Global()
+@Module({
+  providers: [JobsRepository, JobsService],
+  exports: [JobsService],
+})
+export class JobsModule {}
