@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { ContentController } from './content.controller';
@@ -15,10 +16,22 @@ import { RevisionsController } from './revisions.controller';
 import { SearchIndexRepository } from './search/search-index.repository';
 import { SearchController } from './search/search.controller';
 import { SearchService } from './search/search.service';
+import { Blob } from './blob.entity';
+import { ContentDocument, DocumentSection } from './document.entity';
+import { RevisionFile } from './revision-file.entity';
+import { RevisionLink } from './revision-link.entity';
+import { RevisionPage } from './revision-page.entity';
+import { RevisionReusableContent } from './revision-reusable-content.entity';
+import { Revision } from './revision.entity';
+import { SearchPage } from './search/search-page.entity';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
-  imports: [AccessModule, OutboundModule],
+  imports: [
+    TypeOrmModule.forFeature([Revision, RevisionPage, RevisionFile, RevisionReusableContent, RevisionLink, ContentDocument, DocumentSection, Blob, SearchPage]),
+    AccessModule,
+    OutboundModule,
+  ],
   controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
   providers: [
     ContentRepository,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { CollectionsModule } from '../collections/collections.module';
 import { ContentModule } from '../content/content.module';
@@ -10,9 +11,10 @@ import { SpaceRetentionService } from './space-retention.service';
 import { SpacesController } from './spaces.controller';
 import { SpacesRepository } from './spaces.repository';
 import { SpacesService } from './spaces.service';
+import { Space } from './space.entity';
 
 @Module({
-  imports: [AccessModule, CollectionsModule, ContentModule, OrganizationsModule],
+  imports: [TypeOrmModule.forFeature([Space]), AccessModule, CollectionsModule, ContentModule, OrganizationsModule],
   controllers: [SpacesController, CollectionSpacesController],
   providers: [SpacesRepository, SpacesService, SpaceRetentionService, SpaceRetentionJob, Clock],
   exports: [SpacesService, SpaceRetentionService],
