@@ -12,7 +12,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    const { status, message, unexpected } = classifyError(error);
+    const { status, message, unexpected, errorCode } = classifyError(error);
+    // The request's log line (common/logging/request-logging.ts) carries it as `errorCode`.
+    if (errorCode) response.locals.errorCode = errorCode;
 
     if (unexpected) {
       this.logger.error({ requestId: request.id, method: request.method, path: request.path, err: error }, 'unexpected error');

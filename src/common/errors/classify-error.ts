@@ -1,11 +1,14 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
+import { DomainError } from './domain-error';
 
 export interface ClassifiedError {
   status: number;
   message: string;
   /** True for failures we did not anticipate: logged with the request id, message hidden. */
   unexpected: boolean;
+  /** The stable code of a DomainError (`team.not_found`): logged with the request, never sent in the body. */
+  errorCode?: string;
 }
 
 /** PostgreSQL SQLSTATEs that are the client's fault, and how they answer. */
@@ -36,6 +39,9 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 
 /** Maps any thrown value to the status and message of the error envelope. */
 export function classifyError(error: unknown): ClassifiedError {
+  if (error instanceof DomainError) {
+    return { status: error.status, message: error.message, unexpected: false, errorCode: error.code };
+  }
   if (error instanceof HttpException) {
     return { status: error.getStatus(), message: httpExceptionMessage(error), unexpected: false };
   }

@@ -1,4 +1,4 @@
-import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page } from '../../common/pagination/paginate';
@@ -9,6 +9,7 @@ import { canListMembers, memberPermissions } from './member.policy';
 import { MemberRow } from './member.presenter';
 import { MembersRepository } from './members.repository';
 import { VisitorClaimsService } from './visitor-claims.service';
+import { domainError } from '../error-codes';
 
 @Injectable()
 export class MembersService {
@@ -19,18 +20,18 @@ export class MembersService {
   ) {}
 
   list(caller: Membership, query: ListMembersQueryDto): Promise<Page<MemberRow>> {
-    if (!canListMembers(caller)) throw new ForbiddenException('Guests cannot list the members of the organization');
+    if (!canListMembers(caller)) throw domainError('member.list_forbidden', 'Guests cannot list the members of the organization');
     return this.members.list(caller.organizationId, query);
   }
 
   async get(caller: Membership, userId: string): Promise<MemberRow> {
-    if (!memberPermissions(caller, { userId }).view) throw new ForbiddenException('Guests can only see their own membership');
+    if (!memberPermissions(caller, { userId }).view) throw domainError('member.view_forbidden', 'Guests can only see their own membership');
     return this.found(caller.organizationId, userId);
   }
 
   /** Changes a member's role; the organization always keeps at least one admin. */
   async updateRole(caller: Membership, userId: string, role: MemberRoleOrGuest): Promise<MemberRow> {
-    if (!memberPermissions(caller, { userId }).update) throw new ForbiddenException('Only organization admins can change roles');
+    if (!memberPermissions(caller, { userId }).update) throw domainError('member.update_forbidden', 'Only organization admins can change roles');
     return this.dataSource.transaction(async (em) => {
       const target = await this.lockedTarget(caller.organizationId, userId, em);
       if (role !== 'admin') await this.keepAnAdmin(target, 'demote', em);
@@ -41,7 +42,7 @@ export class MembersService {
 
   /** Removes a member (an admin removing anyone, or a member leaving); never the last admin. */
   async remove(caller: Membership, userId: string): Promise<void> {
-    if (!memberPermissions(caller, { userId }).remove) throw new ForbiddenException('Only organization admins can remove other members');
+    if (!memberPermissions(caller, { userId }).remove) throw domainError('member.remove_forbidden', 'Only organization admins can remove other members');
     await this.dataSource.transaction(async (em) => {
       const target = await this.lockedTarget(caller.organizationId, userId, em);
       await this.keepAnAdmin(target, 'remove', em);
@@ -50,7 +51,7 @@ export class MembersService {
   }
 
   async markSso(caller: Membership, userId: string): Promise<MemberRow> {
-    if (!memberPermissions(caller, { userId }).update) throw new ForbiddenException('Only organization admins can make a member an SSO member');
+    if (!memberPermissions(caller, { userId }).update) throw domainError('member.update_forbidden', 'Only organization admins can make a member an SSO member');
     await this.found(caller.organizationId, userId);
     await this.members.setSso(caller.organizationId, [userId]);
     return this.found(caller.organizationId, userId);
@@ -64,7 +65,7 @@ export class MembersService {
 
   private async found(organizationId: string, userId: string, manager?: EntityManager): Promise<MemberRow> {
     const row = await this.members.find(organizationId, userId, manager);
-    if (!row) throw new NotFoundException(`Member ${userId} not found`);
+    if (!row) throw domainError('member.not_found', `Member ${userId} not found`);
     return row;
   }
 
@@ -76,7 +77,7 @@ export class MembersService {
   private async keepAnAdmin(target: Membership, action: 'demote' | 'remove', em: EntityManager): Promise<void> {
     if (target.role !== 'admin' || target.disabled) return;
     if ((await this.members.countOtherAdmins(target.organizationId, target.userId, em)) === 0) {
-      throw new ConflictException(`Cannot ${action} the last admin of the organization: make another member an admin first`);
+      throw domainError('member.last_admin', `Cannot ${action} the last admin of the organization: make another member an admin first`);
     }
   }
 }

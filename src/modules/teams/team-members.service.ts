@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -11,6 +11,7 @@ import { TeamMemberRow, TeamMembersRepository } from './team-members.repository'
 import { teamPermissions } from './team.policy';
 import { TeamRow } from './team.presenter';
 import { TeamsService } from './teams.service';
+import { domainError } from '../error-codes';
 
 @Injectable()
 export class TeamMembersService {
@@ -55,7 +56,7 @@ export class TeamMembersService {
   private async managed(caller: Membership, teamId: string): Promise<TeamRow> {
     const team = await this.teams.found(caller, teamId);
     if (!teamPermissions({ membership: caller, teamRole: team.callerRole }).admin) {
-      throw new ForbiddenException("Only organization admins and the team's owners can manage its members");
+      throw domainError('team.members_forbidden', "Only organization admins and the team's owners can manage its members");
     }
     return team;
   }
