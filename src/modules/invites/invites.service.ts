@@ -8,7 +8,7 @@ import { Organization } from '../organizations/organization.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { UsersService } from '../users/users.service';
 import { InviteUsersDto } from './dto/invite-users.dto';
-import { InviteResult } from './invite.presenter';
+import { InviteResult } from './invite.read-model';
 import { domainError } from '../error-codes';
 
 @Injectable()

@@ -6,7 +6,7 @@ import type { MemberRoleOrGuest } from '../../common/roles';
 import { Membership } from '../organizations/membership.entity';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
 import { canListMembers, memberPermissions } from './member.policy';
-import { MemberRow } from './member.presenter';
+import { MemberRow } from './member.read-model';
 import { MembersRepository } from './members.repository';
 import { VisitorClaimsService } from './visitor-claims.service';
 import { domainError } from '../error-codes';
@@ -57,10 +57,10 @@ export class MembersService {
     return this.found(caller.organizationId, userId);
   }
 
-  /** Records the caller's activity and returns their visitor claims, signed. */
-  async ping(caller: Membership): Promise<{ gitbookVisitorClaims: string }> {
+  /** Records the caller's activity and returns their visitor claims, signed (a JWT). */
+  async ping(caller: Membership): Promise<string> {
     await this.members.touchLastSeen(caller.organizationId, caller.userId);
-    return { gitbookVisitorClaims: await this.visitorClaims.sign(caller) };
+    return this.visitorClaims.sign(caller);
   }
 
   private async found(organizationId: string, userId: string, manager?: EntityManager): Promise<MemberRow> {

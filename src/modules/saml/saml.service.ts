@@ -3,19 +3,13 @@ import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
-import { TeamRow } from '../teams/team.presenter';
 import { TeamsRepository } from '../teams/teams.repository';
 import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provider.dto';
 import { SamlProvider } from './saml-provider.entity';
 import { canListSsoLogins, samlProviderPermissions } from './saml-provider.policy';
+import { SamlProviderRow } from './saml-provider.read-model';
 import { SamlRepository } from './saml.repository';
 import { domainError } from '../error-codes';
-
-/** A provider with its default team (counts and the caller's permissions included), ready to present. */
-export interface SamlProviderRow {
-  provider: SamlProvider;
-  defaultTeam: TeamRow | undefined;
-}
 
 @Injectable()
 export class SamlService {

@@ -9,7 +9,7 @@ import { identifiersOf, planTeamMemberChanges } from './team-member-changes';
 import { TeamMemberRole } from './team-member.entity';
 import { TeamMemberRow, TeamMembersRepository } from './team-members.repository';
 import { teamPermissions } from './team.policy';
-import { TeamRow } from './team.presenter';
+import { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
 import { domainError } from '../error-codes';
 

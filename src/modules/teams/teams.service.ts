@@ -10,7 +10,7 @@ import { ListMemberTeamsQueryDto, ListTeamsQueryDto } from './dto/list-teams-que
 import { TeamMembersRepository } from './team-members.repository';
 import { TeamMemberRole } from './team-member.entity';
 import { canAdministerTeams, canListTeams, teamPermissions } from './team.policy';
-import { TeamRow } from './team.presenter';
+import { TeamRow } from './team.read-model';
 import { ManageableBy, TeamsRepository } from './teams.repository';
 import { domainError } from '../error-codes';
 
