@@ -17,6 +17,7 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { SamlModule } from './modules/saml/saml.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
+import { TokensModule } from './modules/tokens/tokens.module';
 import { TranslationsModule } from './modules/translations/translations.module';
 import { UsersModule } from './modules/users/users.module';
 
@@ -45,7 +46,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ScheduleModule.forRoot(),
-        AuthModule,
+        AuthModule.forRoot(TokensModule),
         HealthModule,
         ...DOMAIN_MODULES,
       ],
