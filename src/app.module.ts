@@ -3,9 +3,11 @@ import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ERROR_STATUSES } from './common/errors/domain-error';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ERROR_STATUS } from './error-codes';
 import { HealthModule } from './health/health.module';
 import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
@@ -50,7 +52,10 @@ export class AppModule {
         HealthModule,
         ...DOMAIN_MODULES,
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: ERROR_STATUSES, useValue: ERROR_STATUS },
+      ],
     };
   }
 }

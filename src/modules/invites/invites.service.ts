@@ -9,7 +9,7 @@ import { OrganizationsRepository } from '../organizations/organizations.reposito
 import { UsersService } from '../users/users.service';
 import { InviteUsersDto } from './dto/invite-users.dto';
 import { InviteResult } from './invite.read-model';
-import { domainError } from '../error-codes';
+import { inviteError } from './invite.errors';
 
 @Injectable()
 export class InvitesService {
@@ -26,7 +26,7 @@ export class InvitesService {
    * are left unchanged and reported. An e-mail named twice counts once (the first wins).
    */
   async invite(caller: Membership, dto: InviteUsersDto): Promise<InviteResult> {
-    if (!canInviteMembers(caller)) throw domainError('invite.forbidden', 'Only organization admins can invite members');
+    if (!canInviteMembers(caller)) throw inviteError('invite.forbidden', 'Only organization admins can invite members');
     return this.dataSource.transaction(async (em) => {
       const organization = (await this.organizations.findById(caller.organizationId, em)) as Organization;
       const seen = new Set<string>();

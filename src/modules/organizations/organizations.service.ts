@@ -11,7 +11,7 @@ import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationsRepository, OrganizationWithMembership } from './organizations.repository';
-import { domainError } from '../error-codes';
+import { organizationError } from './organization.errors';
 
 @Injectable()
 export class OrganizationsService {
@@ -51,7 +51,7 @@ export class OrganizationsService {
 
   async update(membership: Membership, dto: UpdateOrganizationDto): Promise<Organization> {
     if (!organizationPermissions({ membership }).admin) {
-      throw domainError('organization.update_forbidden', 'Only organization admins can update the organization');
+      throw organizationError('organization.update_forbidden', 'Only organization admins can update the organization');
     }
     const { logo, ...rest } = dto;
     const changes: Partial<Organization> = { ...rest };

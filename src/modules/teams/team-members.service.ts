@@ -11,7 +11,7 @@ import { TeamMemberRow, TeamMembersRepository } from './team-members.repository'
 import { teamPermissions } from './team.policy';
 import { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
-import { domainError } from '../error-codes';
+import { teamError } from './team.errors';
 
 @Injectable()
 export class TeamMembersService {
@@ -56,7 +56,7 @@ export class TeamMembersService {
   private async managed(caller: Membership, teamId: string): Promise<TeamRow> {
     const team = await this.teams.found(caller, teamId);
     if (!teamPermissions({ membership: caller, teamRole: team.callerRole }).admin) {
-      throw domainError('team.members_forbidden', "Only organization admins and the team's owners can manage its members");
+      throw teamError('team.members_forbidden', "Only organization admins and the team's owners can manage its members");
     }
     return team;
   }

@@ -8,7 +8,7 @@ import { normalizeLanguages } from './language-tags';
 import { TranslationSettings } from './translation-settings.entity';
 import { translationSettingsPermissions } from './translation-settings.policy';
 import { TranslationsRepository } from './translations.repository';
-import { domainError } from '../error-codes';
+import { translationError } from './translation.errors';
 
 @Injectable()
 export class TranslationsService {
@@ -45,17 +45,17 @@ export class TranslationsService {
   }
 
   private mayView(caller: Membership): void {
-    if (!translationSettingsPermissions(caller).view) throw domainError('translation.view_forbidden', 'Guests cannot see translation settings');
+    if (!translationSettingsPermissions(caller).view) throw translationError('translation.view_forbidden', 'Guests cannot see translation settings');
   }
 
   private mayEdit(caller: Membership): void {
     if (!translationSettingsPermissions(caller).edit)
-      throw domainError('translation.manage_forbidden', 'Only organization admins can manage translation settings');
+      throw translationError('translation.manage_forbidden', 'Only organization admins can manage translation settings');
   }
 
   private async found(caller: Membership, id: string): Promise<TranslationSettings> {
     const settings = await this.translations.find(caller.organizationId, id);
-    if (!settings) throw domainError('translation.not_found', `Translation settings ${id} not found`);
+    if (!settings) throw translationError('translation.not_found', `Translation settings ${id} not found`);
     return settings;
   }
 }

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
-import { domainError } from '../error-codes';
+import { userError } from './user.errors';
 
 @Injectable()
 export class UsersService {
@@ -23,7 +23,7 @@ export class UsersService {
 
   async getVisible(viewer: User, userId: string): Promise<User> {
     const user = await this.users.findVisibleTo(viewer.id, userId);
-    if (!user) throw domainError('user.not_found', `User ${userId} not found`);
+    if (!user) throw userError('user.not_found', `User ${userId} not found`);
     return user;
   }
 }
