@@ -3,9 +3,11 @@ import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { ERROR_STATUSES } from './common/errors/domain-error';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ERROR_STATUS } from './error-codes';
 import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { AccessModule } from './modules/access/access.module';
@@ -18,6 +20,7 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { SamlModule } from './modules/saml/saml.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
+import { TokensModule } from './modules/tokens/tokens.module';
 import { TranslationsModule } from './modules/translations/translations.module';
 import { UsersModule } from './modules/users/users.module';
 
@@ -46,12 +49,15 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ScheduleModule.forRoot(),
-        AuthModule,
+        AuthModule.forRoot(TokensModule),
         HealthModule,
         JobsModule,
         ...DOMAIN_MODULES,
       ],
-      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: ERROR_STATUSES, useValue: ERROR_STATUS },
+      ],
     };
   }
 }

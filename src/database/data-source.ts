@@ -1,14 +1,21 @@
+import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from './entities';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
-/** One definition of the connection, shared by the server, the CLI and the tests. */
+/**
+ * Every entity file, found by name (`src/**` under swc-node and jest, `dist/src/**` when built). Inside
+ * Nest each module registers its own entities (`TypeOrmModule.forFeature`, `autoLoadEntities`); a data
+ * source outside Nest (CLI migrations, `migration:generate`, test setup) finds the same set this way,
+ * so this layer imports no domain module.
+ */
+export const ENTITY_FILES = join(__dirname, '..', '**', '*.entity.{ts,js}');
+
+/** One definition of the connection, shared by the server, the CLI and the tests. Entities are added by the caller. */
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
@@ -21,8 +28,9 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
   };
 }
 
+/** A data source outside Nest (CLI, migrations, test setup): the entities come from their files. */
 export function createDataSource(url: string, poolSize?: number): DataSource {
-  return new DataSource(dataSourceOptions(url, poolSize));
+  return new DataSource({ ...dataSourceOptions(url, poolSize), entities: [ENTITY_FILES] });
 }
 
 /** Advisory-lock key that serialises migrations across replicas starting at once. */

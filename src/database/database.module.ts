@@ -7,7 +7,8 @@ export class DatabaseModule {
   static forRoot(url: string, poolSize: number): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(url, poolSize), retryAttempts: 3, retryDelay: 1000 })],
+      // Each domain module registers its own entities with TypeOrmModule.forFeature.
+      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(url, poolSize), autoLoadEntities: true, retryAttempts: 3, retryDelay: 1000 })],
     };
   }
 }

@@ -1,7 +1,7 @@
-import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { TokensService } from '../../modules/tokens/tokens.service';
+import { AUTHENTICATOR, type Authenticator } from './authenticator';
 import { IS_PUBLIC } from './public.decorator';
 
 /** Global guard: every route needs `Authorization: Bearer <token>` of a known token, unless @Public(). */
@@ -9,7 +9,7 @@ import { IS_PUBLIC } from './public.decorator';
 export class BearerTokenGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly tokens: TokensService,
+    @Inject(AUTHENTICATOR) private readonly tokens: Authenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

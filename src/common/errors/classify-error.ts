@@ -1,11 +1,14 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
+import { DomainError, type ErrorStatusTable } from './domain-error';
 
 export interface ClassifiedError {
   status: number;
   message: string;
   /** True for failures we did not anticipate: logged with the request id, message hidden. */
   unexpected: boolean;
+  /** The stable code of a DomainError (`team.not_found`): logged with the request, never sent in the body. */
+  errorCode?: string;
 }
 
 /** PostgreSQL SQLSTATEs that are the client's fault, and how they answer. */
@@ -34,8 +37,14 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return error instanceof Error && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
 }
 
-/** Maps any thrown value to the status and message of the error envelope. */
-export function classifyError(error: unknown): ClassifiedError {
+/** Maps any thrown value to the status and message of the error envelope; `statuses` maps DomainError codes. */
+export function classifyError(error: unknown, statuses: ErrorStatusTable = {}): ClassifiedError {
+  if (error instanceof DomainError) {
+    const status = Object.hasOwn(statuses, error.code) ? statuses[error.code] : undefined;
+    // A code without a status is a bug of ours (the table is checked by the compiler, so rare): a 500.
+    if (status === undefined) return { status: 500, message: 'Internal server error', unexpected: true, errorCode: error.code };
+    return { status, message: error.message, unexpected: false, errorCode: error.code };
+  }
   if (error instanceof HttpException) {
     return { status: error.getStatus(), message: httpExceptionMessage(error), unexpected: false };
   }

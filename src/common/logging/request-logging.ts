@@ -23,6 +23,11 @@ export function requestLogging(logger: Logger) {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
+    // A DomainError's stable code, left by the exception filter (the body carries only the status).
+    customProps: (_req, res) => {
+      const errorCode = (res as { locals?: { errorCode?: string } }).locals?.errorCode;
+      return errorCode ? { errorCode } : {};
+    },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     autoLogging: { ignore: (req) => req.url?.startsWith('/health') ?? false },
     quietReqLogger: true,

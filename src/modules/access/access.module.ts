@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { TeamsModule } from '../teams/teams.module';
 import { AccessRepository } from './access.repository';
@@ -11,6 +12,7 @@ import { MemberSpacesService } from './member-spaces.service';
 import { SpaceAccessService } from './space-access.service';
 import { SpacePermissionsController } from './space-permissions.controller';
 import { TransferAccessService } from './transfer-access.service';
+import { PermissionGrant } from './permission-grant.entity';
 
 /**
  * The access model: effective levels on spaces and collections, the grants that feed them, and what
@@ -18,7 +20,7 @@ import { TransferAccessService } from './transfer-access.service';
  * resolves access through SpaceAccessService and CollectionAccessService).
  */
 @Module({
-  imports: [OrganizationsModule, TeamsModule],
+  imports: [TypeOrmModule.forFeature([PermissionGrant]), OrganizationsModule, TeamsModule],
   controllers: [SpacePermissionsController, CollectionPermissionsController, MemberSpacesController],
   providers: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService, GrantsRepository, GrantsService, MemberSpacesService],
   exports: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService],

@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
@@ -6,6 +6,9 @@ import { OrganizationsRepository } from '../organizations/organizations.reposito
 import { OrganizationsService } from '../organizations/organizations.service';
 import { TokensService } from '../tokens/tokens.service';
 import { UsersService } from '../users/users.service';
+import { adminError } from './admin.errors';
+import { organizationError } from '../organizations/organization.errors';
+import { userError } from '../users/user.errors';
 
 /** Serialises bootstraps across processes (replicas starting together, a CLI beside a server). */
 const BOOTSTRAP_LOCK = 0x717569_02;
@@ -58,11 +61,11 @@ export class AdminService {
   createUser(input: { organizationId: string; email: string; name?: string; role: MemberRoleOrGuest }): Promise<{ userId: string; token: string }> {
     return this.dataSource.transaction(async (em) => {
       if (!(await this.organizationsRepository.findById(input.organizationId, em))) {
-        throw new NotFoundException(`Organization ${input.organizationId} not found`);
+        throw organizationError('organization.not_found', `Organization ${input.organizationId} not found`);
       }
       const { user } = await this.users.findOrCreate(input.email, input.name, em);
       if (await this.organizationsRepository.findMembership(input.organizationId, user.id, em)) {
-        throw new BadRequestException(`${input.email} is already a member of ${input.organizationId}`);
+        throw adminError('admin.already_member', `${input.email} is already a member of ${input.organizationId}`);
       }
       await this.organizationsRepository.insertMembership({ organizationId: input.organizationId, userId: user.id, role: input.role }, em);
       const token = await this.tokens.issue(user.id, { label: 'cli', manager: em });
@@ -72,7 +75,7 @@ export class AdminService {
 
   async createToken(email: string): Promise<{ token: string }> {
     const user = await this.users.findByEmail(email);
-    if (!user) throw new NotFoundException(`No user with e-mail ${email}`);
+    if (!user) throw userError('user.not_found', `No user with e-mail ${email}`);
     return { token: await this.tokens.issue(user.id, { label: 'cli' }) };
   }
 }

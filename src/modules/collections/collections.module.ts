@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SpaceWritesModule } from '../spaces/space-writes.module';
@@ -7,9 +8,10 @@ import { CollectionsRepository } from './collections.repository';
 import { CollectionsService } from './collections.service';
 import { ContentTreeRepository } from './content-tree.repository';
 import { ContentTreeService } from './content-tree.service';
+import { Collection } from './collection.entity';
 
 @Module({
-  imports: [AccessModule, OrganizationsModule, SpaceWritesModule],
+  imports: [TypeOrmModule.forFeature([Collection]), AccessModule, OrganizationsModule, SpaceWritesModule],
   controllers: [CollectionsController],
   providers: [CollectionsRepository, CollectionsService, ContentTreeRepository, ContentTreeService],
   exports: [ContentTreeService],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { SpaceWritesModule } from '../spaces/space-writes.module';
@@ -15,10 +16,23 @@ import { RevisionWriter } from './revision-writer';
 import { RevisionsController } from './revisions.controller';
 import { SearchController } from './search/search.controller';
 import { SearchService } from './search/search.service';
+import { Blob } from './blob.entity';
+import { ContentDocument, DocumentSection } from './document.entity';
+import { RevisionFile } from './revision-file.entity';
+import { RevisionLink } from './revision-link.entity';
+import { RevisionPage } from './revision-page.entity';
+import { RevisionReusableContent } from './revision-reusable-content.entity';
+import { Revision } from './revision.entity';
+import { SearchPage } from './search/search-page.entity';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
-  imports: [AccessModule, OutboundModule, SpaceWritesModule],
+  imports: [
+    TypeOrmModule.forFeature([Revision, RevisionPage, RevisionFile, RevisionReusableContent, RevisionLink, ContentDocument, DocumentSection, Blob, SearchPage]),
+    AccessModule,
+    OutboundModule,
+    SpaceWritesModule,
+  ],
   controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
   providers: [ContentRepository, ContentService, RevisionWriter, RevisionLifecycleService, SearchService, LinksRepository, LinksService, WebsiteImportService],
   exports: [RevisionLifecycleService, RevisionWriter, ContentRepository],

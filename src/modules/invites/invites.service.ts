@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { canInviteMembers } from '../members/member.policy';
@@ -8,7 +8,8 @@ import { Organization } from '../organizations/organization.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { UsersService } from '../users/users.service';
 import { InviteUsersDto } from './dto/invite-users.dto';
-import { InviteResult } from './invite.presenter';
+import { InviteResult } from './invite.read-model';
+import { inviteError } from './invite.errors';
 
 @Injectable()
 export class InvitesService {
@@ -25,7 +26,7 @@ export class InvitesService {
    * are left unchanged and reported. An e-mail named twice counts once (the first wins).
    */
   async invite(caller: Membership, dto: InviteUsersDto): Promise<InviteResult> {
-    if (!canInviteMembers(caller)) throw new ForbiddenException('Only organization admins can invite members');
+    if (!canInviteMembers(caller)) throw inviteError('invite.forbidden', 'Only organization admins can invite members');
     return this.dataSource.transaction(async (em) => {
       const organization = (await this.organizations.findById(caller.organizationId, em)) as Organization;
       const seen = new Set<string>();

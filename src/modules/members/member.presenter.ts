@@ -1,17 +1,7 @@
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AppConfig } from '../../config/app-config';
-import { Membership } from '../organizations/membership.entity';
-import { User } from '../users/user.entity';
 import { presentUser, UserJson } from '../users/user.presenter';
-
-/** A membership with its user and live counts, as the member queries return it. */
-export interface MemberRow {
-  membership: Membership;
-  user: User;
-  /** Non-deleted spaces the member holds a grant on, directly or through a team. */
-  spaces: number;
-  teams: number;
-}
+import { MemberRow } from './member.read-model';
 
 /** `Member` as the API shows it (section 2.14). */
 export interface MemberJson {
@@ -44,4 +34,13 @@ export function presentMember({ membership, user, spaces, teams }: MemberRow, co
   };
   if (membership.lastSeenAt) json.lastSeenAt = membership.lastSeenAt.toISOString();
   return json;
+}
+
+/** The answer to a member's ping: their signed visitor claims, under the public description's name. */
+export interface VisitorClaimsJson {
+  gitbookVisitorClaims: string;
+}
+
+export function presentVisitorClaims(token: string): VisitorClaimsJson {
+  return { gitbookVisitorClaims: token };
 }

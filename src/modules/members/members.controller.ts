@@ -7,7 +7,7 @@ import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
 import { UpdateMemberDto } from './dto/update-member.dto';
-import { MemberJson, presentMember } from './member.presenter';
+import { MemberJson, presentMember, presentVisitorClaims, VisitorClaimsJson } from './member.presenter';
 import { MembersService } from './members.service';
 
 @ApiTags('members')
@@ -58,8 +58,8 @@ export class MembersController {
   @ApiOkResponse({
     schema: { type: 'object', properties: { gitbookVisitorClaims: { type: 'string', description: 'HS256 JWT of the caller’s visitor claims' } } },
   })
-  ping(@CurrentMembership() caller: Membership): Promise<{ gitbookVisitorClaims: string }> {
-    return this.members.ping(caller);
+  async ping(@CurrentMembership() caller: Membership): Promise<VisitorClaimsJson> {
+    return presentVisitorClaims(await this.members.ping(caller));
   }
 
   @Post('members/:userId/sso')

@@ -7,7 +7,7 @@ import { Membership } from '../organizations/membership.entity';
 import { User } from '../users/user.entity';
 import { ListMembersQueryDto, MemberSort } from './dto/list-members-query.dto';
 import { containsPattern } from '../../common/sql/like-pattern';
-import { MemberRow } from './member.presenter';
+import { MemberRow } from './member.read-model';
 
 type Raw = Record<string, unknown>;
 

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
-import { TeamMember } from '../teams/team-member.entity';
 import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
 
@@ -52,8 +51,10 @@ export class OrganizationsRepository {
   async withOwnedTeam(userId: string, organizationIds: string[]): Promise<Set<string>> {
     if (organizationIds.length === 0) return new Set();
     const rows: { organization_id: string }[] = await this.dataSource.manager
-      .createQueryBuilder(TeamMember, 'tm')
+      .createQueryBuilder()
+      // By table name, as the member counts do: teams build on organizations, not the reverse.
       .select('DISTINCT tm.organization_id', 'organization_id')
+      .from('team_members', 'tm')
       .where(`tm.user_id = :userId AND tm.role = 'owner' AND tm.organization_id IN (:...organizationIds)`, { userId, organizationIds })
       .getRawMany();
     return new Set(rows.map((row) => row.organization_id));

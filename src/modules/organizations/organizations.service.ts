@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -11,6 +11,7 @@ import { Membership } from './membership.entity';
 import { Organization } from './organization.entity';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationsRepository, OrganizationWithMembership } from './organizations.repository';
+import { organizationError } from './organization.errors';
 
 @Injectable()
 export class OrganizationsService {
@@ -50,7 +51,7 @@ export class OrganizationsService {
 
   async update(membership: Membership, dto: UpdateOrganizationDto): Promise<Organization> {
     if (!organizationPermissions({ membership }).admin) {
-      throw new ForbiddenException('Only organization admins can update the organization');
+      throw organizationError('organization.update_forbidden', 'Only organization admins can update the organization');
     }
     const { logo, ...rest } = dto;
     const changes: Partial<Organization> = { ...rest };

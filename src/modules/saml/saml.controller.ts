@@ -11,7 +11,8 @@ import { teamPermissions } from '../teams/team.policy';
 import { presentTeam } from '../teams/team.presenter';
 import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provider.dto';
 import { presentSamlProvider, presentSsoLogin, SamlProviderJson, SsoLoginJson } from './saml-provider.presenter';
-import { SamlProviderRow, SamlService } from './saml.service';
+import { SamlProviderRow } from './saml-provider.read-model';
+import { SamlService } from './saml.service';
 
 @ApiTags('sso')
 @ApiBearerAuth()

@@ -1,20 +1,15 @@
-import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
-import { TeamRow } from '../teams/team.presenter';
 import { TeamsRepository } from '../teams/teams.repository';
 import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provider.dto';
 import { SamlProvider } from './saml-provider.entity';
 import { canListSsoLogins, samlProviderPermissions } from './saml-provider.policy';
+import { SamlProviderRow } from './saml-provider.read-model';
 import { SamlRepository } from './saml.repository';
-
-/** A provider with its default team (counts and the caller's permissions included), ready to present. */
-export interface SamlProviderRow {
-  provider: SamlProvider;
-  defaultTeam: TeamRow | undefined;
-}
+import { samlError } from './saml.errors';
 
 @Injectable()
 export class SamlService {
@@ -81,21 +76,21 @@ export class SamlService {
 
   /** What a sign-in page offers: every provider's label and start URL. */
   async ssoLogins(caller: Membership): Promise<SamlProvider[]> {
-    if (!canListSsoLogins(caller)) throw new ForbiddenException('Guests cannot list the SSO providers');
+    if (!canListSsoLogins(caller)) throw samlError('saml.list_forbidden', 'Guests cannot list the SSO providers');
     return this.providers.listAll(caller.organizationId);
   }
 
   private mayView(caller: Membership): void {
-    if (!samlProviderPermissions(caller).view) throw new ForbiddenException('Only organization admins can see SAML providers');
+    if (!samlProviderPermissions(caller).view) throw samlError('saml.view_forbidden', 'Only organization admins can see SAML providers');
   }
 
   private mayManage(caller: Membership): void {
-    if (!samlProviderPermissions(caller).manage) throw new ForbiddenException('Only organization admins can manage SAML providers');
+    if (!samlProviderPermissions(caller).manage) throw samlError('saml.manage_forbidden', 'Only organization admins can manage SAML providers');
   }
 
   private async found(caller: Membership, id: string): Promise<SamlProvider> {
     const provider = await this.providers.find(caller.organizationId, id);
-    if (!provider) throw new NotFoundException(`SAML provider ${id} not found`);
+    if (!provider) throw samlError('saml.not_found', `SAML provider ${id} not found`);
     return provider;
   }
 
@@ -108,7 +103,7 @@ export class SamlService {
 
   private async checkTeam(caller: Membership, teamId: string | null | undefined): Promise<void> {
     if (teamId && !(await this.teams.exists(caller.organizationId, teamId))) {
-      throw new BadRequestException(`defaultTeam: no team ${teamId} in this organization`);
+      throw samlError('saml.unknown_default_team', `defaultTeam: no team ${teamId} in this organization`);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { CollectionsModule } from '../collections/collections.module';
 import { ContentModule } from '../content/content.module';
@@ -11,9 +12,10 @@ import { SpaceWritesModule } from './space-writes.module';
 import { SpacesController } from './spaces.controller';
 import { SpacesRepository } from './spaces.repository';
 import { SpacesService } from './spaces.service';
+import { Space } from './space.entity';
 
 @Module({
-  imports: [AccessModule, CollectionsModule, ContentModule, OrganizationsModule, SpaceWritesModule],
+  imports: [TypeOrmModule.forFeature([Space]), AccessModule, CollectionsModule, ContentModule, OrganizationsModule, SpaceWritesModule],
   controllers: [SpacesController, CollectionSpacesController],
   providers: [SpacesRepository, SpacesService, SpaceRetentionService, SpaceRetentionJob, Clock],
   exports: [SpacesService, SpaceRetentionService],

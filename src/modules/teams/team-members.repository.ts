@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
-import { MemberRow } from '../members/member.presenter';
+import { MemberRow } from '../members/member.read-model';
 import { MembersRepository } from '../members/members.repository';
 import { Membership } from '../organizations/membership.entity';
 import { User } from '../users/user.entity';

@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -9,8 +9,9 @@ import { identifiersOf, planTeamMemberChanges } from './team-member-changes';
 import { TeamMemberRole } from './team-member.entity';
 import { TeamMemberRow, TeamMembersRepository } from './team-members.repository';
 import { teamPermissions } from './team.policy';
-import { TeamRow } from './team.presenter';
+import { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
+import { teamError } from './team.errors';
 
 @Injectable()
 export class TeamMembersService {
@@ -55,7 +56,7 @@ export class TeamMembersService {
   private async managed(caller: Membership, teamId: string): Promise<TeamRow> {
     const team = await this.teams.found(caller, teamId);
     if (!teamPermissions({ membership: caller, teamRole: team.callerRole }).admin) {
-      throw new ForbiddenException("Only organization admins and the team's owners can manage its members");
+      throw teamError('team.members_forbidden', "Only organization admins and the team's owners can manage its members");
     }
     return team;
   }

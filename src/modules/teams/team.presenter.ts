@@ -1,18 +1,12 @@
 import { AppConfig } from '../../config/app-config';
-import { MemberJson, MemberRow, presentMember } from '../members/member.presenter';
+import { MemberJson, presentMember } from '../members/member.presenter';
+import type { MemberRow } from '../members/member.read-model';
 import type { TeamMemberRole } from './team-member.entity';
-import { Team } from './team.entity';
 import type { TeamPermissions } from './team.policy';
+import type { TeamRow } from './team.read-model';
 
-/** A team with its live counts and the caller's role in it, as the team queries return it. */
-export interface TeamRow {
-  team: Team;
-  members: number;
-  /** Non-deleted spaces with a grant to the team. */
-  spaces: number;
-  /** The caller's role in the team; null when they are not in it. */
-  callerRole: TeamMemberRole | null;
-}
+/** @deprecated Import it from `./team.read-model`. Kept until `access/grants.repository.ts` is moved over (follow-up). */
+export type { TeamRow } from './team.read-model';
 
 /** `Team` as the API shows it (section 2.15). */
 export interface TeamJson {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { MembersModule } from '../members/members.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { TeamMembersController } from './team-members.controller';
@@ -7,9 +8,11 @@ import { TeamMembersService } from './team-members.service';
 import { TeamsController } from './teams.controller';
 import { TeamsRepository } from './teams.repository';
 import { TeamsService } from './teams.service';
+import { TeamMember } from './team-member.entity';
+import { Team } from './team.entity';
 
 @Module({
-  imports: [OrganizationsModule, MembersModule],
+  imports: [TypeOrmModule.forFeature([Team, TeamMember]), OrganizationsModule, MembersModule],
   controllers: [TeamsController, TeamMembersController],
   providers: [TeamsRepository, TeamsService, TeamMembersRepository, TeamMembersService],
   exports: [TeamsRepository],

@@ -6,7 +6,7 @@ import { containsPattern } from '../../common/sql/like-pattern';
 import { ListMemberTeamsQueryDto, TeamTitleFilterDto } from './dto/list-teams-query.dto';
 import { TeamMember, TeamMemberRole } from './team-member.entity';
 import { Team } from './team.entity';
-import { TeamRow } from './team.presenter';
+import { TeamRow } from './team.read-model';
 
 type Raw = Record<string, unknown>;
 

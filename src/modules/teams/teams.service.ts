@@ -1,4 +1,4 @@
-import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -10,8 +10,10 @@ import { ListMemberTeamsQueryDto, ListTeamsQueryDto } from './dto/list-teams-que
 import { TeamMembersRepository } from './team-members.repository';
 import { TeamMemberRole } from './team-member.entity';
 import { canAdministerTeams, canListTeams, teamPermissions } from './team.policy';
-import { TeamRow } from './team.presenter';
+import { TeamRow } from './team.read-model';
 import { ManageableBy, TeamsRepository } from './teams.repository';
+import { memberError } from '../members/member.errors';
+import { teamError } from './team.errors';
 
 @Injectable()
 export class TeamsService {
@@ -23,13 +25,13 @@ export class TeamsService {
   ) {}
 
   async list(caller: Membership, query: ListTeamsQueryDto): Promise<Page<TeamRow>> {
-    if (!canListTeams(caller)) throw new ForbiddenException('Guests cannot list the teams of the organization');
+    if (!canListTeams(caller)) throw teamError('team.list_forbidden', 'Guests cannot list the teams of the organization');
     return this.teams.list(caller.organizationId, caller.userId, query, await this.manageableBy(caller.organizationId, query.owner));
   }
 
   /** Creates a team with its initial members (as `member`), in one transaction. */
   async create(caller: Membership, dto: CreateTeamDto): Promise<TeamRow> {
-    if (!canAdministerTeams(caller)) throw new ForbiddenException('Only organization admins can create teams');
+    if (!canAdministerTeams(caller)) throw teamError('team.manage_forbidden', 'Only organization admins can create teams');
     return this.dataSource.transaction(async (em) => {
       const id = newId();
       await this.teams.insert({ id, organizationId: caller.organizationId, title: dto.title }, em);
@@ -42,31 +44,31 @@ export class TeamsService {
 
   async get(caller: Membership, teamId: string): Promise<TeamRow> {
     const row = await this.found(caller, teamId);
-    if (!teamPermissions({ membership: caller, teamRole: row.callerRole }).view) throw new ForbiddenException('Guests cannot see teams');
+    if (!teamPermissions({ membership: caller, teamRole: row.callerRole }).view) throw teamError('team.view_forbidden', 'Guests cannot see teams');
     return row;
   }
 
   async rename(caller: Membership, teamId: string, title: string): Promise<TeamRow> {
     await this.found(caller, teamId);
-    if (!canAdministerTeams(caller)) throw new ForbiddenException('Only organization admins can rename teams');
+    if (!canAdministerTeams(caller)) throw teamError('team.manage_forbidden', 'Only organization admins can rename teams');
     await this.teams.updateTitle(teamId, title);
     return this.found(caller, teamId);
   }
 
   async delete(caller: Membership, teamId: string): Promise<void> {
     await this.found(caller, teamId);
-    if (!canAdministerTeams(caller)) throw new ForbiddenException('Only organization admins can delete teams');
+    if (!canAdministerTeams(caller)) throw teamError('team.manage_forbidden', 'Only organization admins can delete teams');
     await this.teams.delete(teamId);
   }
 
   /** 404 unless `userId` is a member (or guest) of the caller's organization. */
   async requireMember(caller: Membership, userId: string): Promise<void> {
-    if (!(await this.organizations.findMembership(caller.organizationId, userId))) throw new NotFoundException(`Member ${userId} not found`);
+    if (!(await this.organizations.findMembership(caller.organizationId, userId))) throw memberError('member.not_found', `Member ${userId} not found`);
   }
 
   /** The teams of one member, with their role in each. */
   async listForMember(caller: Membership, userId: string, query: ListMemberTeamsQueryDto): Promise<Page<TeamRow & { memberRole: TeamMemberRole }>> {
-    if (!canListTeams(caller)) throw new ForbiddenException('Guests cannot list teams');
+    if (!canListTeams(caller)) throw teamError('team.list_forbidden', 'Guests cannot list teams');
     await this.requireMember(caller, userId);
     return this.teams.listForMember(caller.organizationId, userId, caller.userId, query);
   }
@@ -78,13 +80,13 @@ export class TeamsService {
   async resolveAll(organizationId: string, identifiers: string[], field: string, em: EntityManager): Promise<Map<string, string>> {
     const resolved = await this.teamMembers.resolveMembers(organizationId, identifiers, em);
     const unknown = identifiers.filter((identifier) => !resolved.has(identifier));
-    if (unknown.length > 0) throw new BadRequestException(`${field}: not members of the organization: ${unknown.slice(0, 20).join(', ')}`);
+    if (unknown.length > 0) throw teamError('team.unknown_members', `${field}: not members of the organization: ${unknown.slice(0, 20).join(', ')}`);
     return resolved;
   }
 
   async found(caller: Membership, teamId: string, manager?: EntityManager): Promise<TeamRow> {
     const row = await this.teams.find(caller.organizationId, teamId, caller.userId, manager);
-    if (!row) throw new NotFoundException(`Team ${teamId} not found`);
+    if (!row) throw teamError('team.not_found', `Team ${teamId} not found`);
     return row;
   }
 

@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AUTHENTICATOR } from '../../common/auth/authenticator';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
+import { ApiToken } from './api-token.entity';
 
 @Module({
-  providers: [TokensRepository, TokensService],
-  exports: [TokensService],
+  imports: [TypeOrmModule.forFeature([ApiToken])],
+  providers: [TokensRepository, TokensService, { provide: AUTHENTICATOR, useExisting: TokensService }],
+  exports: [TokensService, AUTHENTICATOR],
 })
 export class TokensModule {}

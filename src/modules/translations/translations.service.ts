@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
@@ -8,6 +8,7 @@ import { normalizeLanguages } from './language-tags';
 import { TranslationSettings } from './translation-settings.entity';
 import { translationSettingsPermissions } from './translation-settings.policy';
 import { TranslationsRepository } from './translations.repository';
+import { translationError } from './translation.errors';
 
 @Injectable()
 export class TranslationsService {
@@ -44,16 +45,17 @@ export class TranslationsService {
   }
 
   private mayView(caller: Membership): void {
-    if (!translationSettingsPermissions(caller).view) throw new ForbiddenException('Guests cannot see translation settings');
+    if (!translationSettingsPermissions(caller).view) throw translationError('translation.view_forbidden', 'Guests cannot see translation settings');
   }
 
   private mayEdit(caller: Membership): void {
-    if (!translationSettingsPermissions(caller).edit) throw new ForbiddenException('Only organization admins can manage translation settings');
+    if (!translationSettingsPermissions(caller).edit)
+      throw translationError('translation.manage_forbidden', 'Only organization admins can manage translation settings');
   }
 
   private async found(caller: Membership, id: string): Promise<TranslationSettings> {
     const settings = await this.translations.find(caller.organizationId, id);
-    if (!settings) throw new NotFoundException(`Translation settings ${id} not found`);
+    if (!settings) throw translationError('translation.not_found', `Translation settings ${id} not found`);
     return settings;
   }
 }

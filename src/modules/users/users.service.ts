@@ -1,8 +1,9 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
+import { userError } from './user.errors';
 
 @Injectable()
 export class UsersService {
@@ -22,7 +23,7 @@ export class UsersService {
 
   async getVisible(viewer: User, userId: string): Promise<User> {
     const user = await this.users.findVisibleTo(viewer.id, userId);
-    if (!user) throw new NotFoundException(`User ${userId} not found`);
+    if (!user) throw userError('user.not_found', `User ${userId} not found`);
     return user;
   }
 }

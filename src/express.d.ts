@@ -1,5 +1,11 @@
-import type { Membership } from '../../modules/organizations/membership.entity';
-import type { User } from '../../modules/users/user.entity';
+import type { Membership } from './modules/organizations/membership.entity';
+import type { User } from './modules/users/user.entity';
+
+/*
+ * What a request carries once the pipeline has run. Declared here, at the top of the application,
+ * because its types come from domain modules: `common/` reads them as `Request['user']` and so
+ * imports no module.
+ */
 
 declare global {
   namespace Express {

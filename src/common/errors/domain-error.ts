@@ -1,0 +1,25 @@
+/** The HTTP statuses a domain rule may answer with: the client's fault, never a server failure. */
+export type DomainErrorStatus = 400 | 403 | 404 | 409 | 422;
+
+/**
+ * A broken domain rule with a stable `code` (`team.not_found`): what logs, jobs and a future client
+ * can rely on, unlike the message. It carries no HTTP status: each module declares its codes in
+ * `<module>.errors.ts` (with a helper that throws only those), and the application's one table
+ * (`src/error-codes.ts`) gives each code its status at the HTTP edge, through ERROR_STATUSES.
+ */
+export class DomainError<Code extends string = string> extends Error {
+  override readonly name = 'DomainError';
+
+  constructor(
+    readonly code: Code,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Code → status, as the exception filter reads it. */
+export type ErrorStatusTable = Readonly<Record<string, DomainErrorStatus>>;
+
+/** Injection token of the application's ErrorStatusTable (provided in AppModule). */
+export const ERROR_STATUSES = Symbol('ERROR_STATUSES');

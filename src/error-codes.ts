@@ -1,0 +1,54 @@
+import type { DomainErrorStatus } from './common/errors/domain-error';
+import type { AdminErrorCode } from './modules/admin/admin.errors';
+import type { InviteErrorCode } from './modules/invites/invite.errors';
+import type { MemberErrorCode } from './modules/members/member.errors';
+import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
+import type { SamlErrorCode } from './modules/saml/saml.errors';
+import type { TeamErrorCode } from './modules/teams/team.errors';
+import type { TranslationErrorCode } from './modules/translations/translation.errors';
+import type { UserErrorCode } from './modules/users/user.errors';
+
+/** Every stable error code: each module declares its own union in `<module>.errors.ts`; add a new module's here. */
+export type ErrorCode =
+  UserErrorCode | OrganizationErrorCode | AdminErrorCode | MemberErrorCode | TeamErrorCode | InviteErrorCode | SamlErrorCode | TranslationErrorCode;
+
+/**
+ * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
+ * as ERROR_STATUSES). A `Record` over the whole union: the compiler rejects a code declared by a module
+ * but missing here, and a key that no module declares. It lives at the top of the application, above
+ * the modules whose codes it names, so no module imports it.
+ */
+export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
+  'user.not_found': 404,
+
+  'organization.not_found': 404,
+  'organization.update_forbidden': 403,
+
+  'admin.already_member': 400,
+
+  'member.not_found': 404,
+  'member.list_forbidden': 403,
+  'member.view_forbidden': 403,
+  'member.update_forbidden': 403,
+  'member.remove_forbidden': 403,
+  'member.last_admin': 409,
+
+  'team.not_found': 404,
+  'team.list_forbidden': 403,
+  'team.view_forbidden': 403,
+  'team.manage_forbidden': 403,
+  'team.members_forbidden': 403,
+  'team.unknown_members': 400,
+
+  'invite.forbidden': 403,
+
+  'saml.not_found': 404,
+  'saml.list_forbidden': 403,
+  'saml.view_forbidden': 403,
+  'saml.manage_forbidden': 403,
+  'saml.unknown_default_team': 400,
+
+  'translation.not_found': 404,
+  'translation.view_forbidden': 403,
+  'translation.manage_forbidden': 403,
+};

@@ -1,0 +1,7 @@
+import { DomainError } from '../../common/errors/domain-error';
+
+/** Stable error codes of the invites module (their HTTP statuses: `src/error-codes.ts`). */
+export type InviteErrorCode = 'invite.forbidden';
+
+/** The error to throw for a broken rule of the invites module: `throw inviteError('invite.forbidden', message)`. */
+export const inviteError = (code: InviteErrorCode, message: string) => new DomainError(code, message);

@@ -1,0 +1,11 @@
+import { Membership } from '../organizations/membership.entity';
+import { User } from '../users/user.entity';
+
+/** A membership with its user and live counts, as the member queries return it. */
+export interface MemberRow {
+  membership: Membership;
+  user: User;
+  /** Non-deleted spaces the member holds a grant on, directly or through a team. */
+  spaces: number;
+  teams: number;
+}

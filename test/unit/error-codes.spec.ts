@@ -1,0 +1,61 @@
+import { HttpException } from '@nestjs/common';
+import { classifyError } from '../../src/common/errors/classify-error';
+import { DomainError } from '../../src/common/errors/domain-error';
+import { ERROR_STATUS, ErrorCode } from '../../src/error-codes';
+import { memberError } from '../../src/modules/members/member.errors';
+import { teamError } from '../../src/modules/teams/team.errors';
+
+describe('stable error codes', () => {
+  const entries = Object.entries(ERROR_STATUS) as [ErrorCode, number][];
+
+  it('names every code `<module>.<snake_case>` and maps it to a client status', () => {
+    expect(entries.length).toBeGreaterThan(20);
+    for (const [code, status] of entries) {
+      expect(code).toMatch(/^[a-z]+\.[a-z]+(_[a-z]+)*$/);
+      expect([400, 403, 404, 409, 422]).toContain(status);
+    }
+  });
+
+  it('keeps the statuses a caller relies on: not found 404, forbidden 403, state conflicts 409', () => {
+    for (const [code, status] of entries) {
+      if (code.endsWith('.not_found')) expect(status).toBe(404);
+      if (code.endsWith('_forbidden') || code.endsWith('.forbidden')) expect(status).toBe(403);
+    }
+    expect(ERROR_STATUS['member.last_admin']).toBe(409);
+    expect(ERROR_STATUS['team.unknown_members']).toBe(400);
+  });
+
+  it("a module's helper builds a DomainError with its code and message, and no HTTP status", () => {
+    const error = teamError('team.not_found', 'Team t1 not found');
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).not.toBeInstanceOf(HttpException);
+    expect(error).toMatchObject({ code: 'team.not_found', message: 'Team t1 not found' });
+    expect(error).not.toHaveProperty('status');
+  });
+
+  it('classifies a DomainError by the one table: its status and message, with the code for the log line only', () => {
+    expect(classifyError(memberError('member.last_admin', 'Cannot demote the last admin'), ERROR_STATUS)).toEqual({
+      status: 409,
+      message: 'Cannot demote the last admin',
+      unexpected: false,
+      errorCode: 'member.last_admin',
+    });
+  });
+
+  it('answers 500 (unexpected, logged) for a code the table does not know', () => {
+    expect(classifyError(new DomainError('nobody.declared_this', 'x'), ERROR_STATUS)).toEqual({
+      status: 500,
+      message: 'Internal server error',
+      unexpected: true,
+      errorCode: 'nobody.declared_this',
+    });
+    expect(classifyError(new DomainError('toString', 'x'), ERROR_STATUS)).toMatchObject({ status: 500 });
+  });
+
+  it('lets a module throw only its declared codes (checked by tsc, like the table being exhaustive)', () => {
+    // @ts-expect-error: not a declared code of the teams module
+    expect(teamError('team.vanished', 'x').code).toBe('team.vanished');
+    // @ts-expect-error: a members code is thrown through memberError, not teamError
+    expect(teamError('member.not_found', 'x')).toBeInstanceOf(DomainError);
+  });
+});
