@@ -12,15 +12,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    const { status, message, unexpected } = classifyError(error);
+    const { status, message, unexpected, errorCode, driverCode, retryAfter } = classifyError(error);
 
-    if (unexpected) {
-      this.logger.error({ requestId: request.id, method: request.method, path: request.path, err: error }, 'unexpected error');
+    if (unexpected || status >= 500) {
+      // The route template, never the URL (its query string may hold values); `err` goes through
+      // the logger's safe serializer (no SQL, parameters or body).
+      const route = (request.route as { path?: string } | undefined)?.path ?? null;
+      const fields = { requestId: request.id, method: request.method, route, status, errorCode, driverCode, err: error };
+      if (unexpected) this.logger.error({ ...fields, msg: 'unexpected error' });
+      else this.logger.warn({ ...fields, msg: 'request failed' });
     }
     if (response.headersSent) {
       response.end();
       return;
     }
+    if (retryAfter !== undefined) response.setHeader('Retry-After', String(retryAfter));
     response.status(status).json(errorEnvelope(status, message));
   }
 }
