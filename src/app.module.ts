@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -47,6 +48,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         AuthModule,
         HealthModule,
+        IdempotencyModule,
         ...DOMAIN_MODULES,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -17,8 +17,13 @@ export interface TestApp {
 }
 
 /** The real application on the run's database, served in-process; `env` overrides configuration. */
-export async function createTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
-  const databaseUrl = process.env[TEST_DATABASE_URL];
+export async function createTestApp(
+  env: Record<string, string> = {},
+  logDestination?: DestinationStream,
+  rewriteDatabaseUrl: (url: string) => string = (url) => url,
+): Promise<TestApp> {
+  const testDatabaseUrl = process.env[TEST_DATABASE_URL];
+  const databaseUrl = testDatabaseUrl && rewriteDatabaseUrl(testDatabaseUrl);
   if (!databaseUrl) throw new Error(`${TEST_DATABASE_URL} is not set: run e2e tests through jest's e2e project`);
   const config = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test', LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false', ...env });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
