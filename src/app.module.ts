@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -46,6 +47,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ScheduleModule.forRoot(),
+        RateLimitModule,
         AuthModule,
         HealthModule,
         IdempotencyModule,

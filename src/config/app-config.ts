@@ -25,6 +25,10 @@ export class AppConfig {
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
+  /** Requests per window per address and per token, and the failed-authentication budget per address (0: off). */
+  readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; authFailures: number; authFailureWindowMs: number };
+  /** `/metrics`: behind METRICS_TOKEN on the public port, and/or on its own METRICS_PORT; neither: not served. */
+  readonly metrics: { token?: string; port?: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -48,6 +52,14 @@ export class AppConfig {
       timeoutMs: env.IMPORT_TIMEOUT_MS,
       concurrency: env.IMPORT_CONCURRENCY,
     };
+    this.rateLimit = {
+      windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      perAddress: env.RATE_LIMIT_PER_ADDRESS,
+      perToken: env.RATE_LIMIT_PER_TOKEN,
+      authFailures: env.AUTH_FAILURE_LIMIT,
+      authFailureWindowMs: env.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+    };
+    this.metrics = { token: env.METRICS_TOKEN, port: env.METRICS_PORT };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,

@@ -25,7 +25,17 @@ export async function createTestApp(
   const testDatabaseUrl = process.env[TEST_DATABASE_URL];
   const databaseUrl = testDatabaseUrl && rewriteDatabaseUrl(testDatabaseUrl);
   if (!databaseUrl) throw new Error(`${TEST_DATABASE_URL} is not set: run e2e tests through jest's e2e project`);
-  const config = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test', LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false', ...env });
+  const config = loadConfig({
+    PUBLIC_URL: 'http://quire.test',
+    APP_URL: 'http://app.quire.test',
+    LOG_LEVEL: 'silent',
+    MIGRATIONS_RUN: 'false',
+    // Limits generous enough that no test meets them, except the rate-limit tests that set their own.
+    RATE_LIMIT_PER_ADDRESS: '1000000',
+    RATE_LIMIT_PER_TOKEN: '1000000',
+    AUTH_FAILURE_LIMIT: '1000000',
+    ...env,
+  });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
   await app.init();
   return {

@@ -27,6 +27,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     if (retryAfter !== undefined) response.setHeader('Retry-After', String(retryAfter));
+    // Every 401 carries a Bearer challenge (RFC 6750); the bearer guard sets a more precise one.
+    if (status === 401 && !response.getHeader('WWW-Authenticate')) response.setHeader('WWW-Authenticate', 'Bearer realm="quire"');
     response.status(status).json(errorEnvelope(status, message));
   }
 }
