@@ -4,6 +4,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -51,6 +52,7 @@ export class AppModule {
         AuthModule,
         HealthModule,
         IdempotencyModule,
+        MetricsModule,
         ...DOMAIN_MODULES,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
