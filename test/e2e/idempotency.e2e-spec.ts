@@ -94,6 +94,35 @@ describe('Idempotency-Key on creates', () => {
     expect(await countOrgs(title)).toBe(2);
   });
 
+  it('does not create twice when the first answer could not be recorded after the write committed', async () => {
+    // The write commits, then recording the answer fails (as when the database goes away in between).
+    const trigger = `lose_${unique('t').replace(/-/g, '_')}`;
+    await t.dataSource.query(`
+      CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.state = 'completed' AND NEW.key LIKE 'lost-%' THEN RAISE EXCEPTION 'answer not recorded'; END IF;
+        RETURN NEW;
+      END $$`);
+    await t.dataSource.query(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${trigger}()`);
+    try {
+      const actor = await createUser(t);
+      const title = unique('Lost');
+      const key = unique('lost');
+      const send = () =>
+        t.http
+          .post('/v1/orgs')
+          .set(...actor.auth)
+          .set('Idempotency-Key', key)
+          .send({ title });
+      await send().expect(201);
+      expectErrorEnvelope(await send(), 409, /answer was lost/);
+      expect(await countOrgs(title)).toBe(1);
+    } finally {
+      await t.dataSource.query(`DROP TRIGGER IF EXISTS ${trigger} ON idempotency_keys`);
+      await t.dataSource.query(`DROP FUNCTION IF EXISTS ${trigger}()`);
+    }
+  });
+
   it('frees the key when the request fails, and ignores routes that do not create', async () => {
     const actor = await createUser(t);
     const key = unique('key');
