@@ -1,5 +1,7 @@
+import { Gauge } from 'prom-client';
 import request from 'supertest';
 import { MetricsListener } from '../../src/common/metrics/metrics-listener';
+import { MetricsService } from '../../src/common/metrics/metrics.service';
 import { createUser } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -38,8 +40,6 @@ describe('/metrics', () => {
     });
 
     it('lets other modules register metrics on the registry', async () => {
-      const { MetricsService } = await import('../../src/common/metrics/metrics.service');
-      const { Gauge } = await import('prom-client');
       const metrics = t.app.get(MetricsService);
       new Gauge({ name: 'quire_jobs_queue_depth', help: 'test', registers: [metrics.registry] }).set(7);
       const res = await t.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
