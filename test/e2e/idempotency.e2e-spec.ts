@@ -94,6 +94,27 @@ describe('Idempotency-Key on creates', () => {
     expect(await countOrgs(title)).toBe(2);
   });
 
+  it('creates once when the same request races itself: the other answer is the replay or 409', async () => {
+    const actor = await createUser(t);
+    const title = unique('Race');
+    const key = unique('key');
+    const send = () =>
+      t.http
+        .post('/v1/orgs')
+        .set(...actor.auth)
+        .set('Idempotency-Key', key)
+        .send({ title })
+        .then((res) => res);
+    const answers = await Promise.all([send(), send(), send()]);
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+    const created = answers.filter((res) => res.status === 201);
+    expect(created.length).toBeGreaterThan(0);
+    expect(new Set(created.map((res) => res.body.id)).size).toBe(1);
+    for (const res of answers.filter((r) => r.status === 409)) expectErrorEnvelope(res, 409, /in progress/);
+    expect(await countOrgs(title)).toBe(1);
+  });
+
   it('does not create twice when the first answer could not be recorded after the write committed', async () => {
     // The write commits, then recording the answer fails (as when the database goes away in between).
     const trigger = `lose_${unique('t').replace(/-/g, '_')}`;
@@ -123,7 +144,7 @@ describe('Idempotency-Key on creates', () => {
     }
   });
 
-  it('frees the key when the request fails, and ignores routes that do not create', async () => {
+  it('frees the key when the request fails, so it can be used again', async () => {
     const actor = await createUser(t);
     const key = unique('key');
     const bad = await t.http
