@@ -3,6 +3,7 @@ import { ContentContainers1763726401000 } from './1763726401000-content-containe
 import { OrganizationAdministration1763726410000 } from './1763726410000-organization-administration';
 import { ContentTreeOrder1763726420000 } from './1763726420000-content-tree-order';
 import { SpaceContent1763726430000 } from './1763726430000-space-content';
+import { IdempotencyKeys1800000003000 } from './1800000003000-idempotency-keys';
 import { JobQueue1800000050000 } from './1800000050000-job-queue';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   OrganizationAdministration1763726410000,
   ContentTreeOrder1763726420000,
   SpaceContent1763726430000,
+  IdempotencyKeys1800000003000,
   JobQueue1800000050000,
 ];

@@ -4,6 +4,9 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ERROR_STATUSES } from './common/errors/domain-error';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { MetricsModule } from './common/metrics/metrics.module';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -49,9 +52,13 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
         ScheduleModule.forRoot(),
+        // Global guards run in this order: rate limits before authentication.
+        RateLimitModule,
         AuthModule.forRoot(TokensModule),
         HealthModule,
         JobsModule,
+        IdempotencyModule,
+        MetricsModule,
         ...DOMAIN_MODULES,
       ],
       providers: [

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
 import { securityHeaders } from './common/http/security-headers';
 import { requestLogging } from './common/logging/request-logging';
+import { MetricsService } from './common/metrics/metrics.service';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
 
@@ -14,6 +15,7 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   // Forwarded headers are believed only from proxies on private networks (the load balancer), not from clients.
   app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal']);
   app.use(requestLogging(logger));
+  app.use(app.get(MetricsService).middleware());
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.useGlobalPipes(createValidationPipe());

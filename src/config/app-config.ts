@@ -27,6 +27,10 @@ export class AppConfig {
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
   /** Background jobs: whether this replica runs workers, their concurrency per queue, and the idle poll interval. */
   readonly jobs: { enabled: boolean; concurrency: number; pollIntervalMs: number };
+  /** Requests per window per address and per token, and the failed-authentication budget per address (0: off). */
+  readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; authFailures: number; authFailureWindowMs: number };
+  /** `/metrics`: behind METRICS_TOKEN on the public port, and/or on its own METRICS_PORT; neither: not served. */
+  readonly metrics: { token?: string; port?: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -51,6 +55,14 @@ export class AppConfig {
       concurrency: env.IMPORT_CONCURRENCY,
     };
     this.jobs = { enabled: env.JOBS_ENABLED, concurrency: env.JOBS_CONCURRENCY, pollIntervalMs: env.JOBS_POLL_INTERVAL_MS };
+    this.rateLimit = {
+      windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      perAddress: env.RATE_LIMIT_PER_ADDRESS,
+      perToken: env.RATE_LIMIT_PER_TOKEN,
+      authFailures: env.AUTH_FAILURE_LIMIT,
+      authFailureWindowMs: env.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+    };
+    this.metrics = { token: env.METRICS_TOKEN, port: env.METRICS_PORT };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,

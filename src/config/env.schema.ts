@@ -176,6 +176,53 @@ export class EnvironmentVariables {
   @Min(500)
   @Max(600_000)
   JOBS_POLL_INTERVAL_MS: number = 2000;
+
+  /** Rate limits (in memory, per replica): requests per window per client address and per token; 0 turns one off. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  RATE_LIMIT_WINDOW_SECONDS: number = 60;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_ADDRESS: number = 1200;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_TOKEN: number = 600;
+
+  /** Failed authentications (401) an address may have per AUTH_FAILURE_WINDOW_SECONDS before it is refused for that long; 0: off. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  AUTH_FAILURE_LIMIT: number = 10;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  AUTH_FAILURE_WINDOW_SECONDS: number = 300;
+
+  /** `/metrics` on the public port needs `Authorization: Bearer <METRICS_TOKEN>`; unset (and no METRICS_PORT): not served. */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16 to 256 printable characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  /** Serves `/metrics` on its own listener (HOST:METRICS_PORT) instead of the public port. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
 }
 
 export class ConfigError extends Error {}

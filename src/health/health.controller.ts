@@ -2,10 +2,12 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/auth/public.decorator';
+import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
 
 /** Kubernetes probes: liveness never touches the database; readiness pings it. */
 @ApiTags('health')
 @Public()
+@RateLimitExempt()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -17,12 +17,27 @@ export interface TestApp {
 }
 
 /** The real application on the run's database, served in-process; `env` overrides configuration. */
-export async function createTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
-  const databaseUrl = process.env[TEST_DATABASE_URL];
+export async function createTestApp(
+  env: Record<string, string> = {},
+  logDestination?: DestinationStream,
+  rewriteDatabaseUrl: (url: string) => string = (url) => url,
+): Promise<TestApp> {
+  const testDatabaseUrl = process.env[TEST_DATABASE_URL];
+  const databaseUrl = testDatabaseUrl && rewriteDatabaseUrl(testDatabaseUrl);
   if (!databaseUrl) throw new Error(`${TEST_DATABASE_URL} is not set: run e2e tests through jest's e2e project`);
-  // Job workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
-  env = { JOBS_POLL_INTERVAL_MS: '500', ...env };
-  const config = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test', LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false', ...env });
+  const config = loadConfig({
+    PUBLIC_URL: 'http://quire.test',
+    APP_URL: 'http://app.quire.test',
+    LOG_LEVEL: 'silent',
+    MIGRATIONS_RUN: 'false',
+    // Limits generous enough that no test meets them, except the rate-limit tests that set their own.
+    RATE_LIMIT_PER_ADDRESS: '1000000',
+    RATE_LIMIT_PER_TOKEN: '1000000',
+    AUTH_FAILURE_LIMIT: '1000000',
+    // Job workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
+    JOBS_POLL_INTERVAL_MS: '500',
+    ...env,
+  });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
   await app.init();
   return {

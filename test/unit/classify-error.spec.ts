@@ -6,7 +6,12 @@ const pgError = (code: string) => new QueryFailedError('SELECT 1', [], Object.as
 
 describe('classifyError', () => {
   it('keeps HTTP exceptions and joins validation messages', () => {
-    expect(classifyError(new NotFoundException('Space x not found'))).toEqual({ status: 404, message: 'Space x not found', unexpected: false });
+    expect(classifyError(new NotFoundException('Space x not found'))).toEqual({
+      status: 404,
+      message: 'Space x not found',
+      unexpected: false,
+      errorCode: 'http_404',
+    });
     expect(classifyError(new BadRequestException(['a: bad', 'b: worse']))).toMatchObject({ status: 400, message: 'a: bad; b: worse' });
   });
 
@@ -28,7 +33,24 @@ describe('classifyError', () => {
   });
 
   it('hides unknown failures behind a 500 without details', () => {
-    expect(classifyError(new Error('secret detail'))).toEqual({ status: 500, message: 'Internal server error', unexpected: true });
+    expect(classifyError(new Error('secret detail'))).toEqual({ status: 500, message: 'Internal server error', unexpected: true, errorCode: 'internal' });
     expect(classifyError(pgError('XX000'))).toMatchObject({ status: 500, unexpected: true });
+  });
+
+  it.each([
+    ['57P01 admin_shutdown', pgError('57P01')],
+    ['57P03 cannot_connect_now', pgError('57P03')],
+    ['08006 connection failure', pgError('08006')],
+    ['ECONNREFUSED', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })],
+    ['ECONNRESET inside AggregateError', new AggregateError([Object.assign(new Error('reset'), { code: 'ECONNRESET' })], 'x')],
+    ['Connection terminated', new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly'))],
+    ['pool timeout', new Error('timeout exceeded when trying to connect')],
+  ])('answers a database outage (%s) with 503 and Retry-After', (_name, error) => {
+    expect(classifyError(error)).toMatchObject({ status: 503, errorCode: 'db_unavailable', retryAfter: 2, unexpected: false });
+  });
+
+  it('carries the driver code of database errors', () => {
+    expect(classifyError(pgError('23505'))).toMatchObject({ errorCode: 'db_23505', driverCode: '23505' });
+    expect(classifyError(pgError('XX000'))).toMatchObject({ errorCode: 'db_error', driverCode: 'XX000' });
   });
 });

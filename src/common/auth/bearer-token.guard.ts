@@ -1,8 +1,11 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AUTHENTICATOR, type Authenticator } from './authenticator';
 import { IS_PUBLIC } from './public.decorator';
+
+/** The RFC 6750 challenge sent with every 401. */
+export const BEARER_CHALLENGE = 'Bearer realm="quire"';
 
 /** Global guard: every route needs `Authorization: Bearer <token>` of a known token, unless @Public(). */
 @Injectable()
@@ -15,10 +18,18 @@ export class BearerTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<Request>();
+    const response = context.switchToHttp().getResponse<Response>();
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!secret) throw new UnauthorizedException('Authentication is required: send an Authorization: Bearer <token> header');
+    if (!secret) {
+      // RFC 6750: a challenge on every 401; without a token, no error code.
+      response.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
+      throw new UnauthorizedException('Authentication is required: send an Authorization: Bearer <token> header');
+    }
     const user = await this.tokens.authenticate(secret);
-    if (!user) throw new UnauthorizedException('The access token is invalid or has been revoked');
+    if (!user) {
+      response.setHeader('WWW-Authenticate', `${BEARER_CHALLENGE}, error="invalid_token", error_description="The access token is invalid or has been revoked"`);
+      throw new UnauthorizedException('The access token is invalid or has been revoked');
+    }
     request.user = user;
     return true;
   }

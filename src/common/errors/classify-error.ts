@@ -7,8 +7,57 @@ export interface ClassifiedError {
   message: string;
   /** True for failures we did not anticipate: logged with the request id, message hidden. */
   unexpected: boolean;
-  /** The stable code of a DomainError (`team.not_found`): logged with the request, never sent in the body. */
+  /**
+   * Stable code of the failure for logs and alerts: a DomainError's own (`team.not_found`), else
+   * `db_unavailable`, `db_23505`, `http_404`… Logged with the request, never sent in the body.
+   */
   errorCode?: string;
+  /** The driver's own code (`23505`, `ECONNREFUSED`), logged next to `errorCode`. */
+  driverCode?: string;
+  /** Seconds a client should wait before retrying (the `Retry-After` header). */
+  retryAfter?: number;
+}
+
+/** Seconds a client is asked to wait when the database is unreachable (failover takes about a second). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/** SQLSTATEs of a lost or refused connection: 08xxx, admin/crash shutdown, "cannot connect now", too many connections. */
+const PG_OUTAGE = /^(08...|57P01|57P02|57P03|53300)$/;
+/** Socket-level codes of the `pg` driver's connection to PostgreSQL. */
+const NET_OUTAGE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** Messages of `pg` and `pg-pool` (and TypeORM) that carry no code but mean the database is out of reach. */
+const OUTAGE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Client has encountered a connection error/i,
+  /Cannot use a pool after calling end/i,
+  /Client was closed and is not queryable/i,
+  /Driver not Connected/i,
+];
+
+/** The code the driver put on an error or on its cause (`QueryFailedError.driverError`, AggregateError members). */
+export function driverCodeOf(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0) return code;
+    const next =
+      (current as { driverError?: unknown }).driverError ?? (current as { errors?: unknown[] }).errors?.[0] ?? (current as { cause?: unknown }).cause;
+    current = next;
+  }
+  return undefined;
+}
+
+/** True when the error means PostgreSQL cannot be reached right now (lost, refused, failed over, pool exhausted). */
+export function isDatabaseOutage(error: unknown): boolean {
+  const code = driverCodeOf(error);
+  if (code && (PG_OUTAGE.test(code) || NET_OUTAGE.has(code))) return true;
+  const messages = [error, (error as { driverError?: unknown })?.driverError, (error as { cause?: unknown })?.cause]
+    .filter((e): e is Error => e instanceof Error)
+    .map((e) => e.message);
+  return messages.some((message) => OUTAGE_MESSAGES.some((pattern) => pattern.test(message)));
 }
 
 /** PostgreSQL SQLSTATEs that are the client's fault, and how they answer. */
@@ -45,28 +94,49 @@ export function classifyError(error: unknown, statuses: ErrorStatusTable = {}): 
     if (status === undefined) return { status: 500, message: 'Internal server error', unexpected: true, errorCode: error.code };
     return { status, message: error.message, unexpected: false, errorCode: error.code };
   }
+  const classified = classifyOnly(error);
+  const driverCode = classified.errorCode?.startsWith('http_') ? undefined : driverCodeOf(error);
+  return driverCode ? { ...classified, driverCode } : classified;
+}
+
+function classifyOnly(error: unknown): ClassifiedError {
   if (error instanceof HttpException) {
-    return { status: error.getStatus(), message: httpExceptionMessage(error), unexpected: false };
+    const status = error.getStatus();
+    return { status, message: httpExceptionMessage(error), unexpected: false, errorCode: `http_${status}` };
   }
   if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
     switch (error.type) {
       case 'entity.parse.failed':
-        return { status: 400, message: 'The request body is not valid JSON', unexpected: false };
+        return { status: 400, message: 'The request body is not valid JSON', unexpected: false, errorCode: 'body_invalid_json' };
       case 'entity.too.large':
-        return { status: 413, message: `The request body is larger than the limit of ${error.limit} bytes`, unexpected: false };
+        return { status: 413, message: `The request body is larger than the limit of ${error.limit} bytes`, unexpected: false, errorCode: 'body_too_large' };
       default:
-        return { status: error.status, message: error.expose ? error.message : 'The request body could not be read', unexpected: false };
+        return {
+          status: error.status,
+          message: error.expose ? error.message : 'The request body could not be read',
+          unexpected: false,
+          errorCode: 'body_unreadable',
+        };
     }
+  }
+  if (isDatabaseOutage(error)) {
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      message: 'The database is unreachable; retry shortly',
+      unexpected: false,
+      errorCode: 'db_unavailable',
+      retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
+    };
   }
   if (error instanceof QueryFailedError) {
     const code = (error.driverError as { code?: string } | undefined)?.code;
     const known = code ? PG_ERRORS[code] : undefined;
-    if (known) return { ...known, unexpected: false };
+    if (known) return { ...known, unexpected: false, errorCode: `db_${code}` };
   }
   if (error instanceof EntityNotFoundError) {
-    return { status: 404, message: 'Not found', unexpected: false };
+    return { status: 404, message: 'Not found', unexpected: false, errorCode: 'not_found' };
   }
-  return { status: 500, message: 'Internal server error', unexpected: true };
+  return { status: 500, message: 'Internal server error', unexpected: true, errorCode: error instanceof QueryFailedError ? 'db_error' : 'internal' };
 }
 
 function httpExceptionMessage(error: HttpException): string {

@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../../config/env.schema';
+import { safeErrorSerializer } from './safe-error';
 
 /** JSON logs on stdout. Secrets are redacted wherever a request or header object is logged. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
@@ -12,6 +13,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'token', '*.token'],
       censor: '[redacted]',
     },
+    // Errors are logged by type, code and stack; database errors without their SQL, parameters or quoted values.
+    serializers: { err: safeErrorSerializer },
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { safeErrorSerializer } from './safe-error';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -22,6 +23,7 @@ export function requestLogging(logger: Logger) {
     serializers: {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: safeErrorSerializer,
     },
     // A DomainError's stable code, left by the exception filter (the body carries only the status).
     customProps: (_req, res) => {

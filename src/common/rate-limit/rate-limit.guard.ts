@@ -1,0 +1,113 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { normalizeIp, ThrottlerException, ThrottlerStorageService } from '@nestjs/throttler';
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { AppConfig } from '../../config/app-config';
+import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
+
+interface Budget {
+  name: string;
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+interface Usage {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+/**
+ * Rate limits, checked before authentication (a global guard registered ahead of the bearer guard):
+ * requests per window per client address and per token (keyed by the token's SHA-256, never the
+ * token), and a much smaller budget of failed authentications (401s) per address, past which the
+ * address is refused for the failure window whatever it sends. Counters live in
+ * `@nestjs/throttler`'s in-memory storage, per replica. Answers 429 with `Retry-After` and
+ * `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` (the tightest budget); those three
+ * headers go on every limited response.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly storage: ThrottlerStorageService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    if (this.reflector.getAllAndOverride<boolean>(RATE_LIMIT_EXEMPT, [context.getHandler(), context.getClass()])) return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const response = context.switchToHttp().getResponse<Response>();
+    const { rateLimit } = this.config;
+    const address = normalizeIp(request.ip ?? request.socket.remoteAddress ?? 'unknown');
+
+    const failures = this.authFailureKey(address);
+    if (rateLimit.authFailures > 0) {
+      const blockedFor = this.blockedSeconds(failures);
+      if (blockedFor > 0) {
+        this.refuse(
+          response,
+          { limit: rateLimit.authFailures, remaining: 0, reset: blockedFor },
+          blockedFor,
+          'Too many failed authentications from this address',
+        );
+      }
+      // Counted once the answer is known, whoever produced the 401.
+      response.once('finish', () => {
+        if (response.statusCode === 401) {
+          void this.storage.increment(failures, rateLimit.authFailureWindowMs, rateLimit.authFailures - 1, rateLimit.authFailureWindowMs, 'auth-failure');
+        }
+      });
+    }
+
+    const budgets: Budget[] = [];
+    if (rateLimit.perAddress > 0) budgets.push({ name: 'address', key: `address:${address}`, limit: rateLimit.perAddress, windowMs: rateLimit.windowMs });
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (secret && rateLimit.perToken > 0) {
+      const hash = createHash('sha256').update(secret).digest('hex');
+      budgets.push({ name: 'token', key: `token:${hash}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
+    }
+
+    let tightest: Usage | undefined;
+    for (const budget of budgets) {
+      // blockDuration 0: a request over the budget is refused, and the window runs on as usual.
+      const record = await this.storage.increment(budget.key, budget.windowMs, budget.limit, 0, budget.name);
+      const usage = { limit: budget.limit, remaining: Math.max(0, budget.limit - record.totalHits), reset: Math.max(0, record.timeToExpire) };
+      if (record.isBlocked || record.totalHits > budget.limit) {
+        // Hits expire one by one (a sliding window): the first slot frees when the oldest hit expires.
+        const retryAfter = Math.max(1, record.timeToBlockExpire || usage.reset);
+        this.refuse(response, usage, retryAfter, `Too many requests for this ${budget.name === 'token' ? 'token' : 'address'}`);
+      }
+      if (!tightest || usage.remaining < tightest.remaining) tightest = usage;
+    }
+    if (tightest) this.setHeaders(response, tightest);
+    return true;
+  }
+
+  private authFailureKey(address: string): string {
+    return `auth-failure:${address}`;
+  }
+
+  /** Seconds the address is still refused for failed authentications (0: not refused). Reads the in-memory record. */
+  private blockedSeconds(key: string): number {
+    const record = this.storage.storage.get(key);
+    if (!record?.isBlocked) return 0;
+    return Math.max(0, Math.ceil((record.blockExpiresAt - Date.now()) / 1000));
+  }
+
+  private refuse(response: Response, usage: Usage, retryAfter: number, message: string): never {
+    this.setHeaders(response, usage);
+    response.setHeader('Retry-After', String(retryAfter));
+    throw new ThrottlerException(`${message}; retry after ${retryAfter} seconds`);
+  }
+
+  private setHeaders(response: Response, usage: Usage): void {
+    response.setHeader('RateLimit-Limit', String(usage.limit));
+    response.setHeader('RateLimit-Remaining', String(usage.remaining));
+    response.setHeader('RateLimit-Reset', String(usage.reset));
+  }
+}
