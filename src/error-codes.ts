@@ -23,6 +23,8 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
 
   'organization.not_found': 404,
   'organization.update_forbidden': 403,
+  'organization.admin_required': 403,
+  'organization.member_required': 403,
 
   'admin.already_member': 400,
 

@@ -43,7 +43,7 @@ describe('stable error codes over HTTP', () => {
       .set(...guest.auth)
       .set('X-Request-Id', 'codes-403');
     expectErrorEnvelope(refused, 403);
-    expect(requestLine('codes-403')).toMatchObject({ errorCode: 'team.list_forbidden' });
+    expect(requestLine('codes-403')).toMatchObject({ errorCode: 'organization.member_required' });
 
     const conflict = await t.http
       .patch(`/v1/orgs/${org.id}/members/${org.admin.user.id}`)

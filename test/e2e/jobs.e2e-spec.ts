@@ -65,6 +65,48 @@ describe('job queue (pg-boss)', () => {
     expect(stats).toMatchObject({ queued: 0, active: 0, deadLettered: 0, processed: { completed: 1, failed: 0, deadLettered: 0 } });
   });
 
+  it('shows queue depth and outcomes on /metrics', async () => {
+    const token = 'metrics-token-jobs-0123456789';
+    const app = await createTestApp({ METRICS_TOKEN: token });
+    try {
+      const jobs = app.app.get(JobsService);
+      const ok = testJob<{ n: number }>();
+      const broken = testJob<{ n: number }>();
+      await jobs.register(ok, async () => undefined);
+      await jobs.register(broken, async () => {
+        throw new Error('broken on purpose');
+      });
+      const okId = (await jobs.send(ok, { n: 1 })) as string;
+      const brokenId = (await jobs.send(broken, { n: 2 })) as string;
+      await waitFor(
+        () => stateOf(okId),
+        (state) => state === 'completed',
+        'the good job',
+      );
+      await waitFor(
+        () => stateOf(brokenId),
+        (state) => state === 'failed',
+        'the broken job',
+      );
+      await waitFor(
+        async () => (await jobs.stats()).find((queue) => queue.name === broken.name)?.deadLettered,
+        (count) => count === 1,
+        'the dead letter',
+      );
+
+      const scrape = (await app.http.get('/metrics').set('Authorization', `Bearer ${token}`).expect(200)).text;
+      const line = (name: string, labels: string) => new RegExp(`^${name}\\{${labels}\\} (\\d+)$`, 'm').exec(scrape)?.[1];
+      expect(line('quire_jobs_processed_total', `queue="${ok.name}",outcome="completed"`)).toBe('1');
+      expect(line('quire_jobs_processed_total', `queue="${broken.name}",outcome="failed"`)).toBe('1');
+      expect(line('quire_jobs_processed_total', `queue="${broken.name}",outcome="dead_lettered"`)).toBe('1');
+      expect(line('quire_jobs', `queue="${broken.name}",state="dead_lettered"`)).toBe('1');
+      expect(line('quire_jobs', `queue="${ok.name}",state="queued"`)).toBe('0');
+      expect(line('quire_jobs', `queue="spaces.purge-deleted",state="queued"`)).toMatch(/^\d+$/);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('retries a failing job with growing delays, then moves it to the dead-letter queue, logging each failure without the payload', async () => {
     let logs = '';
     const destination = new Writable({ write: (chunk, _encoding, next) => ((logs += chunk.toString()), next()) });

@@ -3,9 +3,7 @@ import {
   CanActivate,
   ExecutionContext,
   createParamDecorator,
-  ForbiddenException,
   Injectable,
-  NotFoundException,
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
@@ -14,6 +12,7 @@ import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ROUTE_ACCESS_EXTENSION, type OrgRoleNeed, type RouteAccessDeclaration } from '../../common/access/route-access';
 import { Membership } from './membership.entity';
+import { organizationError } from './organization.errors';
 import { OrganizationsRepository } from './organizations.repository';
 
 const ORG_ROLE = 'quire:org-role';
@@ -52,16 +51,16 @@ export class OrganizationMemberGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     const organizationId = request.params.organizationId;
     const user = request.user;
-    if (typeof organizationId !== 'string' || !user) throw new NotFoundException('Organization not found');
+    if (typeof organizationId !== 'string' || !user) throw organizationError('organization.not_found', 'Organization not found');
     // A controller-wide @OrgRole and a route's own both run this guard: the membership is loaded once.
     const loaded = request.membership?.organizationId === organizationId ? request.membership : null;
     const membership = loaded ?? (await this.organizations.findMembership(organizationId, user.id));
-    if (!membership || membership.disabled) throw new NotFoundException(`Organization ${organizationId} not found`);
+    if (!membership || membership.disabled) throw organizationError('organization.not_found', `Organization ${organizationId} not found`);
     const need = this.reflector.getAllAndOverride<OrgRoleNeed | undefined>(ORG_ROLE, [context.getHandler(), context.getClass()]) ?? 'guest';
     if (!meetsOrgRole(membership, need)) {
-      throw new ForbiddenException(
-        need === 'admin' ? `Only admins of organization ${organizationId} can do this` : `Guests of organization ${organizationId} cannot do this`,
-      );
+      throw need === 'admin'
+        ? organizationError('organization.admin_required', `Only admins of organization ${organizationId} can do this`)
+        : organizationError('organization.member_required', `Guests of organization ${organizationId} cannot do this`);
     }
     request.membership = membership;
     return true;

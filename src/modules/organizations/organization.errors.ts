@@ -1,7 +1,13 @@
 import { DomainError } from '../../common/errors/domain-error';
 
 /** Stable error codes of the organizations module (their HTTP statuses: `src/error-codes.ts`). */
-export type OrganizationErrorCode = 'organization.not_found' | 'organization.update_forbidden';
+export type OrganizationErrorCode =
+  | 'organization.not_found'
+  | 'organization.update_forbidden'
+  /** A route's `@OrgRole('admin')` refused a member who is not an admin. */
+  | 'organization.admin_required'
+  /** A route's `@OrgRole('member')` refused a guest. */
+  | 'organization.member_required';
 
 /** The error to throw for a broken rule of the organizations module: `throw organizationError('organization.not_found', message)`. */
 export const organizationError = (code: OrganizationErrorCode, message: string) => new DomainError(code, message);
