@@ -3,6 +3,7 @@ import { ContentContainers1763726401000 } from './1763726401000-content-containe
 import { OrganizationAdministration1763726410000 } from './1763726410000-organization-administration';
 import { ContentTreeOrder1763726420000 } from './1763726420000-content-tree-order';
 import { SpaceContent1763726430000 } from './1763726430000-space-content';
+import { OrganizationInvites1800000050000 } from './1800000050000-organization-invites';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   OrganizationAdministration1763726410000,
   ContentTreeOrder1763726420000,
   SpaceContent1763726430000,
+  OrganizationInvites1800000050000,
 ];

@@ -9,6 +9,7 @@ import { RevisionReusableContent } from '../modules/content/revision-reusable-co
 import { Revision } from '../modules/content/revision.entity';
 import { SearchPage } from '../modules/content/search/search-page.entity';
 import { ServerSecret } from '../modules/members/server-secret.entity';
+import { OrganizationInvite } from '../modules/invites/organization-invite.entity';
 import { Membership } from '../modules/organizations/membership.entity';
 import { Organization } from '../modules/organizations/organization.entity';
 import { SamlProvider } from '../modules/saml/saml-provider.entity';
@@ -46,4 +47,6 @@ export const ENTITIES = [
   RevisionReusableContent,
   RevisionLink,
   SearchPage,
+  // pending invitations
+  OrganizationInvite,
 ];

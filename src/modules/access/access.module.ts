@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { TeamsModule } from '../teams/teams.module';
+import { UsersModule } from '../users/users.module';
 import { AccessRepository } from './access.repository';
 import { CollectionAccessService } from './collection-access.service';
 import { CollectionPermissionsController } from './collection-permissions.controller';
@@ -17,7 +18,7 @@ import { TransferAccessService } from './transfer-access.service';
  * services every module uses to guard its routes (SpaceAccessService above all).
  */
 @Module({
-  imports: [OrganizationsModule, TeamsModule],
+  imports: [OrganizationsModule, TeamsModule, UsersModule],
   controllers: [SpacePermissionsController, CollectionPermissionsController, MemberSpacesController],
   providers: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService, GrantsRepository, GrantsService, MemberSpacesService],
   exports: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService],

@@ -6,6 +6,7 @@ import { mapPage } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AppConfig } from '../../config/app-config';
 import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 import { InviteDto, UpdateGrantDto } from './dto/invite.dto';
 import { presentTeamGrant, presentUserGrant } from './grant.presenter';
 import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
@@ -22,6 +23,7 @@ export class CollectionPermissionsController {
     private readonly collections: CollectionAccessService,
     private readonly grants: GrantsService,
     private readonly config: AppConfig,
+    private readonly users: UsersService,
   ) {}
 
   @Post()
@@ -37,7 +39,11 @@ export class CollectionPermissionsController {
   @ApiOkResponse({ schema: USER_GRANTS_SCHEMA })
   async listUsers(@CurrentUser() user: User, @Param('collectionId') collectionId: string, @Query() query: ListQueryDto) {
     const page = await this.grants.listUsers((await this.administered(user, collectionId)).target, query);
-    return mapPage(page, (grant) => presentUserGrant(grant, this.config));
+    const emails = await this.users.emailVisibility(
+      user.id,
+      page.items.map((grant) => grant.user.id),
+    );
+    return mapPage(page, (grant) => presentUserGrant(grant, this.config, emails));
   }
 
   @Get('teams')

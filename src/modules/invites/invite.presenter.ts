@@ -1,9 +1,14 @@
+import type { MemberRoleOrGuest } from '../../common/roles';
+import type { PendingInvite } from './invites.repository';
+
 /** The outcome of an invite request, as the public description's `inviteUsersToOrganization` answers it. */
 export interface InviteResult {
-  /** Users who joined the organization with this request (created first when new). */
+  /** Users who joined the organization with this request (new e-mails: created first). */
   addedUserIds: string[];
   /** E-mails of people who were already members: left unchanged. */
   alreadyMembers: string[];
+  /** E-mails of existing users: invited, and members only once they accept. */
+  pending: string[];
 }
 
 export interface InviteResultJson {
@@ -11,8 +16,32 @@ export interface InviteResultJson {
   invited: number;
   /** Not in the public schema (which allows extra fields): tells the caller which e-mails changed nothing. */
   alreadyMembers: string[];
+  /** Not in the public schema either: e-mails whose invitation waits for the person to accept it. */
+  pending: string[];
 }
 
-export function presentInviteResult({ addedUserIds, alreadyMembers }: InviteResult): InviteResultJson {
-  return { users: addedUserIds, invited: addedUserIds.length, alreadyMembers };
+export function presentInviteResult({ addedUserIds, alreadyMembers, pending }: InviteResult): InviteResultJson {
+  return { users: addedUserIds, invited: addedUserIds.length, alreadyMembers, pending };
+}
+
+/** A pending invitation as its invitee sees it (`GET /v1/user/invites`; Quire's own shape). */
+export interface PendingInviteJson {
+  object: 'organization-invite';
+  id: string;
+  /** The invitee is not a member yet: only the organization's id and title. */
+  organization: { id: string; title: string };
+  role: MemberRoleOrGuest;
+  sso: boolean;
+  createdAt: string;
+}
+
+export function presentPendingInvite({ invite, organization }: PendingInvite): PendingInviteJson {
+  return {
+    object: 'organization-invite',
+    id: invite.id,
+    organization: { id: organization.id, title: organization.title },
+    role: invite.role,
+    sso: invite.sso,
+    createdAt: invite.createdAt.toISOString(),
+  };
 }

@@ -3,11 +3,13 @@ import { MembersModule } from '../members/members.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { UsersModule } from '../users/users.module';
 import { InvitesController } from './invites.controller';
+import { InvitesRepository } from './invites.repository';
 import { InvitesService } from './invites.service';
+import { UserInvitesController } from './user-invites.controller';
 
 @Module({
   imports: [OrganizationsModule, UsersModule, MembersModule],
-  controllers: [InvitesController],
-  providers: [InvitesService],
+  controllers: [InvitesController, UserInvitesController],
+  providers: [InvitesService, InvitesRepository],
 })
 export class InvitesModule {}

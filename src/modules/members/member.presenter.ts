@@ -2,6 +2,7 @@ import type { MemberRoleOrGuest } from '../../common/roles';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
 import { User } from '../users/user.entity';
+import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
 
 /** A membership with its user and live counts, as the member queries return it. */
@@ -29,12 +30,12 @@ export interface MemberJson {
   sites: number;
 }
 
-export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig): MemberJson {
+export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig, emails: EmailVisibility): MemberJson {
   const json: MemberJson = {
     object: 'member',
     id: user.id,
     role: membership.role,
-    user: presentUser(user, config),
+    user: presentUser(user, config, emails),
     disabled: membership.disabled,
     joinedAt: membership.joinedAt.toISOString(),
     sso: membership.sso,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { UsersModule } from '../users/users.module';
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
@@ -7,7 +8,7 @@ import { ServerSecretsRepository } from './server-secrets.repository';
 import { VisitorClaimsService } from './visitor-claims.service';
 
 @Module({
-  imports: [OrganizationsModule],
+  imports: [OrganizationsModule, UsersModule],
   controllers: [MembersController],
   providers: [MembersRepository, MembersService, ServerSecretsRepository, VisitorClaimsService],
   exports: [MembersRepository],

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MembersModule } from '../members/members.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { UsersModule } from '../users/users.module';
 import { TeamMembersController } from './team-members.controller';
 import { TeamMembersRepository } from './team-members.repository';
 import { TeamMembersService } from './team-members.service';
@@ -9,7 +10,7 @@ import { TeamsRepository } from './teams.repository';
 import { TeamsService } from './teams.service';
 
 @Module({
-  imports: [OrganizationsModule, MembersModule],
+  imports: [OrganizationsModule, MembersModule, UsersModule],
   controllers: [TeamsController, TeamMembersController],
   providers: [TeamsRepository, TeamsService, TeamMembersRepository, TeamMembersService],
   exports: [TeamsRepository],
