@@ -4,6 +4,7 @@ import { OrganizationAdministration1763726410000 } from './1763726410000-organiz
 import { ContentTreeOrder1763726420000 } from './1763726420000-content-tree-order';
 import { SpaceContent1763726430000 } from './1763726430000-space-content';
 import { OrganizationInvites1800000050000 } from './1800000050000-organization-invites';
+import { SamlPendingProviders1800000051000 } from './1800000051000-saml-pending-providers';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   ContentTreeOrder1763726420000,
   SpaceContent1763726430000,
   OrganizationInvites1800000050000,
+  SamlPendingProviders1800000051000,
 ];
