@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
@@ -18,7 +19,7 @@ import { SearchService } from './search/search.service';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
-  imports: [AccessModule, OutboundModule],
+  imports: [AccessModule, OutboundModule, OrganizationsModule],
   controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
   providers: [
     ContentRepository,

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { User } from '../../users/user.entity';
-import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from '../content.schemas';
+import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from './link.schemas';
 import { LinksQueryDto } from '../dto/links-query.dto';
 import { LinksService } from './links.service';
 
