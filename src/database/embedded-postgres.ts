@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { lock } from 'proper-lockfile';
 import { freePort } from '../common/free-port';
@@ -38,14 +38,26 @@ interface Record {
 const DATABASE = 'quire';
 const USER = 'quire';
 
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+/** DATA_DIR cannot hold the embedded cluster; the message is one line naming the variable and the fix. */
+export class EmbeddedDatabaseError extends Error {}
+
+export interface EmbeddedOptions {
+  /**
+   * Work to do while a PostgreSQL this process started boots (a separate process): the server loads
+   * its modules meanwhile instead of after. Not called when joining a cluster that already runs.
+   */
+  whileBooting?: () => Promise<unknown>;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const clusterDir = join(dataDir, 'postgres');
   const recordFile = join(dataDir, 'embedded-postgres.json');
   await mkdir(dataDir, { recursive: true });
+  if (runsAsRoot()) await checkReachableByPostgres(dataDir);
 
   const exclusively = <T>(work: () => Promise<T>) => withLock(dataDir, work);
 
-  const { url, owned, stopServer, handOver } = await exclusively(() => startOrJoin(clusterDir, recordFile, log));
+  const { url, owned, stopServer, handOver } = await exclusively(() => startOrJoin(clusterDir, recordFile, log, options));
   const presence = new Client({ connectionString: url, application_name: 'quire-presence' });
   await presence.connect();
   presence.on('error', () => undefined); // the cluster may be stopped by the last other user
@@ -103,7 +115,7 @@ interface Started {
   handOver: () => void;
 }
 
-async function startOrJoin(clusterDir: string, recordFile: string, log: (line: string) => void): Promise<Started> {
+async function startOrJoin(clusterDir: string, recordFile: string, log: (line: string) => void, options: EmbeddedOptions): Promise<Started> {
   const running = await findRunningCluster(clusterDir, recordFile);
   if (running) {
     log(`embedded PostgreSQL already running on 127.0.0.1:${running.port}; connecting to it`);
@@ -122,7 +134,7 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
     password: record.password,
     persistent: true,
     // PostgreSQL refuses to run as root: the package then runs it as the system user `postgres`.
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runsAsRoot(),
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
@@ -131,12 +143,22 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
   if (fresh) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (error) {
+      const detail = String(error instanceof Error ? error.message : error).replace(/\s+/g, ' ');
+      throw new EmbeddedDatabaseError(
+        `DATA_DIR=${dirname(clusterDir)}: the embedded PostgreSQL could not initialise ${clusterDir} (${detail}). Fix: point DATA_DIR at a writable directory, or set DATABASE_URL to use an external PostgreSQL.`,
+      );
+    }
   }
   await writeFile(recordFile, JSON.stringify(record), { mode: 0o600 });
-  try {
-    await server.start();
-  } catch {
+  const booting = server.start().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  await options.whileBooting?.();
+  if ((await booting) !== undefined) {
     throw new Error(`embedded PostgreSQL failed to start in ${clusterDir} (is another PostgreSQL using it?)`);
   }
   await ensureDatabase(record);
@@ -219,6 +241,40 @@ async function findRunningCluster(clusterDir: string, recordFile: string): Promi
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+const runsAsRoot = () => userInfo().uid === 0;
+
+/**
+ * As root, PostgreSQL runs as the `postgres` system user, which must be able to enter every directory
+ * down to DATA_DIR (a `mktemp -d` directory is mode 700, owned by root: it cannot). Quire does not
+ * change the permissions of directories it did not create; it says which one blocks and how to fix it,
+ * instead of initdb's "Permission denied" and a stack trace. (Ownership and mode bits only, no ACLs.)
+ */
+async function checkReachableByPostgres(dataDir: string): Promise<void> {
+  const postgres = await systemUser('postgres');
+  for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
+    const info = await stat(dir);
+    const bit = postgres && info.uid === postgres.uid ? 0o100 : postgres && info.gid === postgres.gid ? 0o010 : 0o001;
+    if ((info.mode & bit) === 0) {
+      const mode = (info.mode & 0o777).toString(8);
+      const owner = info.uid === 0 ? 'root' : `uid ${info.uid}`;
+      throw new EmbeddedDatabaseError(
+        `DATA_DIR=${dataDir} cannot be used by the embedded PostgreSQL: running as root, Quire runs PostgreSQL as the "postgres" user, which cannot enter ${dir} (mode ${mode}, owner ${owner}). Fix: chmod o+x ${dir}, or set DATA_DIR to a directory the postgres user can reach (e.g. under /var/lib), or set DATABASE_URL.`,
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
+/** A system user's ids from /etc/passwd; undefined when there is no such user (yet). */
+async function systemUser(name: string): Promise<{ uid: number; gid: number } | undefined> {
+  const passwd = await readFile('/etc/passwd', 'utf8').catch(() => '');
+  const fields = passwd
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((entry) => entry[0] === name);
+  return fields ? { uid: Number(fields[2]), gid: Number(fields[3]) } : undefined;
 }
 
 function isAlive(pid: number): boolean {
