@@ -166,7 +166,16 @@ describe('invites', () => {
       const list = await mine(invitee).expect(200);
       expect(list.body).toEqual({
         count: 1,
-        items: [{ object: 'organization-invite', id: expect.any(String), organization: { id: other.id, title: expect.any(String) }, role: 'edit', sso: true, createdAt: expect.any(String) }],
+        items: [
+          {
+            object: 'organization-invite',
+            id: expect.any(String),
+            organization: { id: other.id, title: expect.any(String) },
+            role: 'edit',
+            sso: true,
+            createdAt: expect.any(String),
+          },
+        ],
       });
       const inviteId = list.body.items[0].id;
 
@@ -183,7 +192,14 @@ describe('invites', () => {
       expect((await membership(other, invitee.user.id))?.role).toBe('edit');
       expect((await mine(invitee).expect(200)).body).toEqual({ count: 0, items: [] });
       expectErrorEnvelope(await accept(invitee, inviteId), 404);
-      expect((await t.http.get(`/v1/users/${invitee.user.id}`).set(...other.admin.auth).expect(200)).body.email).toBe(invitee.user.email);
+      expect(
+        (
+          await t.http
+            .get(`/v1/users/${invitee.user.id}`)
+            .set(...other.admin.auth)
+            .expect(200)
+        ).body.email,
+      ).toBe(invitee.user.email);
     });
 
     it('declining removes the invitation and adds nobody; inviting again updates the pending role', async () => {

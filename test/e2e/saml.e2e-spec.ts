@@ -101,7 +101,14 @@ describe('SAML providers and SSO', () => {
         urls: { location: `http://quire.test/v1/orgs/${org.id}/saml/${id}` },
       });
       // Nobody can sign in with it yet: the sign-in list leaves it out.
-      expect((await t.http.get(`/v1/orgs/${org.id}/sso`).set(...reader.auth).expect(200)).body).toEqual({ items: [] });
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}/sso`)
+            .set(...reader.auth)
+            .expect(200)
+        ).body,
+      ).toEqual({ items: [] });
 
       const partly = await t.http
         .patch(provider(org, id))
@@ -117,7 +124,14 @@ describe('SAML providers and SSO', () => {
         .expect(200);
       expectContract(done, 'updateOrganizationSAMLProvider');
       expect(done.body).toMatchObject({ status: 'active', ssoURL: 'https://acme.okta.com/app/sso/saml', entityID: 'http://www.okta.com/exk1', certificate });
-      expect((await t.http.get(`/v1/orgs/${org.id}/sso`).set(...reader.auth).expect(200)).body).toEqual({
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}/sso`)
+            .set(...reader.auth)
+            .expect(200)
+        ).body,
+      ).toEqual({
         items: [{ id, label: 'Okta', startURL: `http://quire.test/saml/${id}/start` }],
       });
     });

@@ -49,7 +49,10 @@ export class InvitesService {
             result.alreadyMembers.push(invitee.email);
             continue;
           }
-          await this.invites.upsert({ id: newId(), organizationId: organization.id, userId: user.id, role, sso: dto.sso ?? false, invitedBy: caller.userId }, em);
+          await this.invites.upsert(
+            { id: newId(), organizationId: organization.id, userId: user.id, role, sso: dto.sso ?? false, invitedBy: caller.userId },
+            em,
+          );
           result.pending.push(invitee.email);
           continue;
         }

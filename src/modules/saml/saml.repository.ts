@@ -29,7 +29,11 @@ export class SamlRepository {
 
   /** Providers members can sign in with: the `active` ones (a `pending` provider is not configured yet). */
   listActive(organizationId: string): Promise<SamlProvider[]> {
-    return this.dataSource.manager.find(SamlProvider, { where: { organizationId, status: 'active' }, order: { createdAt: 'ASC', id: 'ASC' }, take: MAX_SSO_LOGINS });
+    return this.dataSource.manager.find(SamlProvider, {
+      where: { organizationId, status: 'active' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: MAX_SSO_LOGINS,
+    });
   }
 
   async insert(provider: Omit<SamlProvider, 'createdAt' | 'updatedAt' | 'status'>): Promise<void> {
