@@ -3,9 +3,8 @@ import type { Server } from 'node:http';
 import { ConfigError } from './config/env.schema';
 import { AppConfig, loadConfig } from './config/app-config';
 import { createLogger } from './common/logging/logger';
+import { createApp } from './app.factory';
 import { EmbeddedDatabaseError, resolveDatabase } from './database/database-url';
-
-type AppFactory = typeof import('./app.factory');
 
 async function main(): Promise<void> {
   let config: AppConfig;
@@ -21,16 +20,13 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const logger = createLogger(config.logLevel);
-  // The application's modules (most of the start-up time) load while an embedded PostgreSQL boots.
-  const loadApp = async (): Promise<AppFactory> => require('./app.factory') as AppFactory; // eslint-disable-line @typescript-eslint/no-require-imports
-  const database = await resolveDatabase(config, (line) => logger.info(line), { whileBooting: loadApp }).catch((error: unknown) => {
+  const database = await resolveDatabase(config, (line) => logger.info(line)).catch((error: unknown) => {
     if (!(error instanceof EmbeddedDatabaseError)) throw error;
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   });
-  let app: Awaited<ReturnType<AppFactory['createApp']>>;
+  let app: Awaited<ReturnType<typeof createApp>>;
   try {
-    const { createApp } = await loadApp();
     app = await createApp(config, database.url, logger);
     await app.listen(config.port, config.host);
   } catch (error) {

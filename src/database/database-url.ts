@@ -1,5 +1,5 @@
 import { AppConfig } from '../config/app-config';
-import { EmbeddedOptions, startEmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedPostgres } from './embedded-postgres';
 
 export { EmbeddedDatabaseError } from './embedded-postgres';
 
@@ -11,10 +11,10 @@ export interface ResolvedDatabase {
 }
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (one code path after this). */
-export async function resolveDatabase(config: AppConfig, log: (line: string) => void, options: EmbeddedOptions = {}): Promise<ResolvedDatabase> {
+export async function resolveDatabase(config: AppConfig, log: (line: string) => void): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
     return { url: config.databaseUrl, embedded: false, release: async () => undefined };
   }
-  const embedded = await startEmbeddedPostgres(config.dataDir, log, options);
+  const embedded = await startEmbeddedPostgres(config.dataDir, log);
   return { url: embedded.url, embedded: true, release: () => embedded.stop() };
 }

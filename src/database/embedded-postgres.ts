@@ -41,15 +41,7 @@ const USER = 'quire';
 /** DATA_DIR cannot hold the embedded cluster; the message is one line naming the variable and the fix. */
 export class EmbeddedDatabaseError extends Error {}
 
-export interface EmbeddedOptions {
-  /**
-   * Work to do while a PostgreSQL this process started boots (a separate process): the server loads
-   * its modules meanwhile instead of after. Not called when joining a cluster that already runs.
-   */
-  whileBooting?: () => Promise<unknown>;
-}
-
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
   const clusterDir = join(dataDir, 'postgres');
   const recordFile = join(dataDir, 'embedded-postgres.json');
   await mkdir(dataDir, { recursive: true });
@@ -57,7 +49,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
 
   const exclusively = <T>(work: () => Promise<T>) => withLock(dataDir, work);
 
-  const { url, owned, stopServer, handOver } = await exclusively(() => startOrJoin(clusterDir, recordFile, log, options));
+  const { url, owned, stopServer, handOver } = await exclusively(() => startOrJoin(clusterDir, recordFile, log));
   const presence = new Client({ connectionString: url, application_name: 'quire-presence' });
   await presence.connect();
   presence.on('error', () => undefined); // the cluster may be stopped by the last other user
@@ -115,7 +107,7 @@ interface Started {
   handOver: () => void;
 }
 
-async function startOrJoin(clusterDir: string, recordFile: string, log: (line: string) => void, options: EmbeddedOptions): Promise<Started> {
+async function startOrJoin(clusterDir: string, recordFile: string, log: (line: string) => void): Promise<Started> {
   const running = await findRunningCluster(clusterDir, recordFile);
   if (running) {
     log(`embedded PostgreSQL already running on 127.0.0.1:${running.port}; connecting to it`);
@@ -153,12 +145,9 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
     }
   }
   await writeFile(recordFile, JSON.stringify(record), { mode: 0o600 });
-  const booting = server.start().then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  await options.whileBooting?.();
-  if ((await booting) !== undefined) {
+  try {
+    await server.start();
+  } catch {
     throw new Error(`embedded PostgreSQL failed to start in ${clusterDir} (is another PostgreSQL using it?)`);
   }
   await ensureDatabase(record);
