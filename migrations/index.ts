@@ -5,6 +5,8 @@ import { ContentTreeOrder1763726420000 } from './1763726420000-content-tree-orde
 import { SpaceContent1763726430000 } from './1763726430000-space-content';
 import { IdempotencyKeys1800000003000 } from './1800000003000-idempotency-keys';
 import { JobQueue1800000050000 } from './1800000050000-job-queue';
+import { OrganizationInvites1800000060000 } from './1800000060000-organization-invites';
+import { SamlPendingProviders1800000061000 } from './1800000061000-saml-pending-providers';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   SpaceContent1763726430000,
   IdempotencyKeys1800000003000,
   JobQueue1800000050000,
+  OrganizationInvites1800000060000,
+  SamlPendingProviders1800000061000,
 ];

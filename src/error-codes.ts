@@ -43,6 +43,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'team.unknown_members': 400,
 
   'invite.forbidden': 403,
+  'invite.not_found': 404,
 
   'saml.not_found': 404,
   'saml.list_forbidden': 403,

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { ConfigError } from './config/env.schema';
 import { AppConfig, loadConfig } from './config/app-config';
-import { createApp } from './app.factory';
 import { createLogger } from './common/logging/logger';
+import { createApp } from './app.factory';
 import { loadDotEnv } from './config/dotenv';
-import { resolveDatabase } from './database/database-url';
+import { EmbeddedDatabaseError, resolveDatabase } from './database/database-url';
 import { checkDatabase, StartupError } from './database/preflight';
 
 /**
@@ -42,7 +42,10 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const logger = createLogger(config.logLevel);
-  const database = await resolveDatabase(config, (line) => logger.info(line));
+  const database = await resolveDatabase(config, (line) => logger.info(line)).catch((error: unknown) => {
+    if (error instanceof EmbeddedDatabaseError) refuseToStart(error.message);
+    throw error;
+  });
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
     app = await createApp(config, database.url, logger);

@@ -1,6 +1,8 @@
 import { AppConfig } from '../config/app-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
+export { EmbeddedDatabaseError } from './embedded-postgres';
+
 export interface ResolvedDatabase {
   url: string;
   embedded: boolean;

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { lock } from 'proper-lockfile';
 import { freePort } from '../common/free-port';
@@ -38,10 +38,14 @@ interface Record {
 const DATABASE = 'quire';
 const USER = 'quire';
 
+/** DATA_DIR cannot hold the embedded cluster; the message is one line naming the variable and the fix. */
+export class EmbeddedDatabaseError extends Error {}
+
 export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
   const clusterDir = join(dataDir, 'postgres');
   const recordFile = join(dataDir, 'embedded-postgres.json');
   await mkdir(dataDir, { recursive: true });
+  if (runsAsRoot()) await checkReachableByPostgres(dataDir);
 
   const exclusively = <T>(work: () => Promise<T>) => withLock(dataDir, work);
 
@@ -122,7 +126,7 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
     password: record.password,
     persistent: true,
     // PostgreSQL refuses to run as root: the package then runs it as the system user `postgres`.
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runsAsRoot(),
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
@@ -131,7 +135,14 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
   if (fresh) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (error) {
+      const detail = String(error instanceof Error ? error.message : error).replace(/\s+/g, ' ');
+      throw new EmbeddedDatabaseError(
+        `DATA_DIR=${dirname(clusterDir)}: the embedded PostgreSQL could not initialise ${clusterDir} (${detail}). Fix: point DATA_DIR at a writable directory, or set DATABASE_URL to use an external PostgreSQL.`,
+      );
+    }
   }
   await writeFile(recordFile, JSON.stringify(record), { mode: 0o600 });
   try {
@@ -219,6 +230,40 @@ async function findRunningCluster(clusterDir: string, recordFile: string): Promi
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+const runsAsRoot = () => userInfo().uid === 0;
+
+/**
+ * As root, PostgreSQL runs as the `postgres` system user, which must be able to enter every directory
+ * down to DATA_DIR (a `mktemp -d` directory is mode 700, owned by root: it cannot). Quire does not
+ * change the permissions of directories it did not create; it says which one blocks and how to fix it,
+ * instead of initdb's "Permission denied" and a stack trace. (Ownership and mode bits only, no ACLs.)
+ */
+async function checkReachableByPostgres(dataDir: string): Promise<void> {
+  const postgres = await systemUser('postgres');
+  for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
+    const info = await stat(dir);
+    const bit = postgres && info.uid === postgres.uid ? 0o100 : postgres && info.gid === postgres.gid ? 0o010 : 0o001;
+    if ((info.mode & bit) === 0) {
+      const mode = (info.mode & 0o777).toString(8);
+      const owner = info.uid === 0 ? 'root' : `uid ${info.uid}`;
+      throw new EmbeddedDatabaseError(
+        `DATA_DIR=${dataDir} cannot be used by the embedded PostgreSQL: running as root, Quire runs PostgreSQL as the "postgres" user, which cannot enter ${dir} (mode ${mode}, owner ${owner}). Fix: chmod o+x ${dir}, or set DATA_DIR to a directory the postgres user can reach (e.g. under /var/lib), or set DATABASE_URL.`,
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
+/** A system user's ids from /etc/passwd; undefined when there is no such user (yet). */
+async function systemUser(name: string): Promise<{ uid: number; gid: number } | undefined> {
+  const passwd = await readFile('/etc/passwd', 'utf8').catch(() => '');
+  const fields = passwd
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((entry) => entry[0] === name);
+  return fields ? { uid: Number(fields[2]), gid: Number(fields[3]) } : undefined;
 }
 
 function isAlive(pid: number): boolean {

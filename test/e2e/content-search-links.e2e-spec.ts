@@ -1,5 +1,5 @@
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
-import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { createImportedSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DOCS_SITE, generatedSite, serveWebsite, Website } from '../support/website-fixture';
@@ -25,6 +25,12 @@ describe('search and links', () => {
     for (const file of imported.files) files[file.name] = file.id;
     outsider = await createUser(t);
     guest = await addMember(t, org, null);
+    // References embed the Space; give it an emoji, which the public schema requires to be a real one.
+    await t.http
+      .patch(`/v1/spaces/${space.id}`)
+      .set(...org.admin.auth)
+      .send({ emoji: '1f4da' })
+      .expect(200);
   });
   afterAll(async () => {
     await site.close();
@@ -32,6 +38,19 @@ describe('search and links', () => {
   });
 
   const get = (path: string, actor: Actor = org.admin) => t.http.get(path).set(...actor.auth);
+  /** Every reference of a links list is a public ContentLocation. */
+  const expectLinkReferences = (items: any[]) => {
+    for (const item of items) {
+      expectPublicSchema(item.targetReference, 'ContentLocation');
+      for (const location of item.locationReferences) expectPublicSchema(location, 'ContentLocationPage');
+    }
+  };
+  /** The organization and space of a reference: the objects GET /v1/orgs/{id} and GET /v1/spaces/{id} show the caller. */
+  const containersOf = async (actor: Actor = org.admin) => {
+    const organization = (await get(`/v1/orgs/${org.id}`, actor).expect(200)).body;
+    const spaceJson = (await get(`/v1/spaces/${space.id}`, actor).expect(200)).body;
+    return { organization, space: spaceJson };
+  };
 
   describe('GET /v1/spaces/{spaceId}/search', () => {
     const search = (query: Record<string, string | number>, actor?: Actor) =>
@@ -150,21 +169,29 @@ describe('search and links', () => {
             locationReferences: [
               {
                 kind: 'page',
-                organization: org.id,
-                space: space.id,
-                versionContext: { type: 'revision', revision: expect.any(String) },
-                page: { id: pages.guide, title: 'User Guide', path: 'guide', urls: { app: `http://app.quire.test/o/${org.id}/s/${space.id}/guide` } },
+                ...(await containersOf()),
+                page: expect.objectContaining({
+                  id: pages.guide,
+                  title: 'User Guide',
+                  type: 'document',
+                  path: 'guide',
+                  pages: [],
+                  urls: { app: `http://app.quire.test/o/${org.id}/s/${space.id}/guide` },
+                }),
               },
             ],
           },
         ],
       });
+      expectLinkReferences(broken.body.items);
+      expect(broken.body.items[0].locationReferences[0].page.markdown).toContain('/missing');
       const external = await links('?status=ok').expect(200);
       expect(external.body.items.map((item: any) => item.targetReference.url)).toEqual(['https://example.com/help']);
       const inApp = await links('?status=in-app').expect(200);
       const targets = inApp.body.items.map((item: any) => item.targetReference.page?.id ?? item.targetReference.file?.id);
       expect(targets).toEqual(expect.arrayContaining([files['logo.gif'], files['diagram.svg'], pages.guide, pages['guide/install']]));
       const all = await links().expect(200);
+      expectLinkReferences(all.body.items);
       expect(all.body.stats.total).toBe(all.body.count);
       expect(all.body.count).toBe(broken.body.count + external.body.count + inApp.body.count);
     });
@@ -198,6 +225,7 @@ describe('search and links', () => {
         ['ok', 'url'],
       ]);
       for (const item of res.body.items) expect(item.locationReferences.map((location: any) => location.page.id)).toEqual([pages['guide/install']]);
+      expectLinkReferences(res.body.items);
       const guide = await get(`/v1/spaces/${space.id}/content/page/${pages.guide}/links?status=broken`).expect(200);
       expect(guide.body).toMatchObject({ count: 1, stats: { total: 2, broken: { total: 1 } } });
     });
@@ -216,11 +244,10 @@ describe('search and links', () => {
       expect(res.body.items.map((item: any) => item.page.path).sort()).toEqual(['acme-documentation', 'guide/install']);
       expect(res.body.items[0]).toEqual({
         kind: 'page',
-        organization: org.id,
-        space: space.id,
-        versionContext: { type: 'revision', revision: expect.any(String) },
-        page: { id: expect.any(String), title: expect.any(String), path: expect.any(String), urls: { app: expect.any(String) } },
+        ...(await containersOf()),
+        page: expect.objectContaining({ id: expect.any(String), title: expect.any(String), path: expect.any(String), urls: { app: expect.any(String) } }),
       });
+      for (const item of res.body.items) expectPublicSchema(item, 'ContentLocationPage');
       const one = await get(`/v1/spaces/${space.id}/content/files/${files['diagram.svg']}/backlinks?limit=1`).expect(200);
       expect(one.body).toMatchObject({ count: 1, items: [{ page: { id: pages['guide/install'] } }] });
       expect(one.body).not.toHaveProperty('next');

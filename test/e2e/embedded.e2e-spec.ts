@@ -72,4 +72,48 @@ describe('embedded PostgreSQL', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  /** Runs the server to its exit (it is expected to refuse to start), collecting its output. */
+  async function runServerToExit(extraEnv: Record<string, string>): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
+    const server = spawnServer({ DATABASE_URL: '', PORT: '47312', LOG_LEVEL: 'info', ...extraEnv });
+    const timer = setTimeout(() => server.kill(), 60_000);
+    const code = await server.exited;
+    clearTimeout(timer);
+    return { code, stdout: server.stdout(), stderr: server.stderr() };
+  }
+
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+
+  asRoot(
+    'refuses a DATA_DIR the postgres user cannot enter (mktemp -d: mode 700, owned by root) with one line naming DATA_DIR and the fix',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quire-private-')); // mode 700, like mktemp -d
+      try {
+        const { code, stdout, stderr } = await runServerToExit({ DATA_DIR: dir });
+        expect(code).toBe(1);
+        const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`DATA_DIR=${dir}`);
+        expect(lines[0]).toContain(`cannot enter ${dir} (mode 700, owner root)`);
+        expect(lines[0]).toContain(`Fix: chmod o+x ${dir}`);
+        expect(stdout).not.toMatch(/initialising/); // refused before initdb ran
+        expect(existsSync(join(dir, 'postgres'))).toBe(false);
+
+        // A DATA_DIR below such a directory names the directory that blocks.
+        const nested = join(dir, 'quire', 'data');
+        const again = await runServerToExit({ DATA_DIR: nested });
+        expect(again.code).toBe(1);
+        expect(again.stderr.trim().split('\n')).toEqual([expect.stringContaining(`DATA_DIR=${nested} cannot be used by the embedded PostgreSQL`)]);
+        expect(again.stderr).toContain(`cannot enter ${dir} (mode 700`);
+
+        // The same directory made traversable works (PostgreSQL gets its own subdirectory).
+        chmodSync(dir, 0o711);
+        const cli = await runCli(['migration:run'], { DATABASE_URL: '', DATA_DIR: dir, LOG_LEVEL: 'silent' });
+        expect(cli.code).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });

@@ -1,7 +1,7 @@
 import { Membership } from '../../src/modules/organizations/membership.entity';
 import { UsersService } from '../../src/modules/users/users.service';
 import { itChecksAccess } from '../support/access-checks';
-import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
+import { Actor, addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -22,7 +22,7 @@ describe('invites', () => {
     member: { role: 'create', status: 403, after: async (org) => expect(await memberCount(org)).toBe(2) },
   });
 
-  it('adds new and existing users, leaves members unchanged and reports them', async () => {
+  it('adds new users, invites existing ones, leaves members unchanged and reports them', async () => {
     const org = await createOrganization(t);
     const existingUser = await createUser(t); // a user elsewhere, not yet a member
     const member = await addMember(t, org, 'read');
@@ -40,14 +40,15 @@ describe('invites', () => {
     const freshUser = await users.findByEmail(fresh);
     const withRoleUser = await users.findByEmail(withRole);
     expect(res.body).toEqual({
-      users: [freshUser?.id, withRoleUser?.id, existingUser.user.id],
-      invited: 3,
+      users: [freshUser?.id, withRoleUser?.id],
+      invited: 2,
       alreadyMembers: [member.user.email],
+      pending: [existingUser.user.email.toUpperCase()],
     });
     expect(freshUser?.displayName).toBe(fresh.split('@')[0]);
     expect((await membership(org, freshUser!.id))?.role).toBe('comment');
     expect((await membership(org, withRoleUser!.id))?.role).toBe('edit');
-    expect((await membership(org, existingUser.user.id))?.role).toBe('comment');
+    expect(await membership(org, existingUser.user.id)).toBeNull();
     expect((await membership(org, member.user.id))?.role).toBe('read');
   });
 
@@ -129,5 +130,110 @@ describe('invites', () => {
       field,
     );
     expect(await memberCount(org)).toBe(1);
+  });
+
+  describe('invitations of existing users', () => {
+    const mine = (actor: Actor, query = '') => t.http.get(`/v1/user/invites${query}`).set(...actor.auth);
+    const accept = (actor: Actor, id: string) => t.http.post(`/v1/user/invites/${id}/accept`).set(...actor.auth);
+    const decline = (actor: Actor, id: string) => t.http.delete(`/v1/user/invites/${id}`).set(...actor.auth);
+    const inviteTo = (org: OrgFixture, body: object) =>
+      t.http
+        .post(invites(org))
+        .set(...org.admin.auth)
+        .send(body)
+        .expect(200);
+
+    it('requires authentication', async () => {
+      expectErrorEnvelope(await t.http.get('/v1/user/invites'), 401);
+      expectErrorEnvelope(await t.http.post('/v1/user/invites/x/accept'), 401);
+      expectErrorEnvelope(await t.http.delete('/v1/user/invites/x'), 401);
+    });
+
+    it('a cross-organization invite adds no member and hides the profile until the invitee accepts with their own token', async () => {
+      const home = await createOrganization(t);
+      const invitee = await addMember(t, home, 'admin');
+      const other = await createOrganization(t);
+      const res = await inviteTo(other, { emails: [invitee.user.email], role: 'edit', sso: true });
+      expect(res.body).toEqual({ users: [], invited: 0, alreadyMembers: [], pending: [invitee.user.email] });
+      expect(await membership(other, invitee.user.id)).toBeNull();
+      expect(await memberCount(other)).toBe(1);
+      // Not a member: the inviter cannot read their profile or their member record.
+      expectErrorEnvelope(await t.http.get(`/v1/users/${invitee.user.id}`).set(...other.admin.auth), 404);
+      expectErrorEnvelope(await t.http.get(`/v1/orgs/${other.id}/members/${invitee.user.id}`).set(...other.admin.auth), 404);
+      // Nor can the invitee see the organization yet.
+      expectErrorEnvelope(await t.http.get(`/v1/orgs/${other.id}`).set(...invitee.auth), 404);
+
+      const list = await mine(invitee).expect(200);
+      expect(list.body).toEqual({
+        count: 1,
+        items: [
+          {
+            object: 'organization-invite',
+            id: expect.any(String),
+            organization: { id: other.id, title: expect.any(String) },
+            role: 'edit',
+            sso: true,
+            createdAt: expect.any(String),
+          },
+        ],
+      });
+      const inviteId = list.body.items[0].id;
+
+      // Nobody else can accept it: not the inviter, not a third user.
+      const stranger = await createUser(t);
+      expectErrorEnvelope(await accept(other.admin, inviteId), 404);
+      expectErrorEnvelope(await accept(stranger, inviteId), 404);
+      expectErrorEnvelope(await decline(stranger, inviteId), 404);
+      expect(await membership(other, invitee.user.id)).toBeNull();
+
+      const accepted = await accept(invitee, inviteId).expect(200);
+      expectContract(accepted, 'getMemberInOrganizationById');
+      expect(accepted.body).toMatchObject({ id: invitee.user.id, role: 'edit', sso: true, user: { id: invitee.user.id, email: invitee.user.email } });
+      expect((await membership(other, invitee.user.id))?.role).toBe('edit');
+      expect((await mine(invitee).expect(200)).body).toEqual({ count: 0, items: [] });
+      expectErrorEnvelope(await accept(invitee, inviteId), 404);
+      expect(
+        (
+          await t.http
+            .get(`/v1/users/${invitee.user.id}`)
+            .set(...other.admin.auth)
+            .expect(200)
+        ).body.email,
+      ).toBe(invitee.user.email);
+    });
+
+    it('declining removes the invitation and adds nobody; inviting again updates the pending role', async () => {
+      const invitee = await createUser(t);
+      const org = await createOrganization(t);
+      await inviteTo(org, { emails: [invitee.user.email], role: 'read' });
+      await inviteTo(org, { emails: [{ email: invitee.user.email, role: null }] });
+      const list = await mine(invitee).expect(200);
+      expect(list.body.items).toEqual([expect.objectContaining({ role: null })]);
+      await decline(invitee, list.body.items[0].id).expect(204);
+      expect((await mine(invitee).expect(200)).body.count).toBe(0);
+      expectErrorEnvelope(await decline(invitee, list.body.items[0].id), 404);
+      expect(await membership(org, invitee.user.id)).toBeNull();
+    });
+
+    it('lists pending invitations page by page, oldest first', async () => {
+      const invitee = await createUser(t);
+      const orgs: OrgFixture[] = [];
+      for (let i = 0; i < 3; i++) {
+        const org = await createOrganization(t);
+        await inviteTo(org, { emails: [invitee.user.email] });
+        orgs.push(org);
+      }
+      const seen: string[] = [];
+      let page: string | undefined;
+      do {
+        const res = await mine(invitee, `?limit=2${page ? `&page=${page}` : ''}`).expect(200);
+        expect(res.body.count).toBe(3);
+        seen.push(...res.body.items.map((item: any) => item.organization.id));
+        page = res.body.next?.page;
+      } while (page);
+      expect(seen).toEqual(orgs.map((org) => org.id));
+      expectErrorEnvelope(await mine(invitee, '?limit=0'), 400, /limit/);
+      expectErrorEnvelope(await mine(invitee, '?page=nonsense'), 400);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
+import { JobQueue1800000050000 } from '../../migrations/1800000050000-job-queue';
 import { createApp } from '../../src/app.factory';
 import { createLogger } from '../../src/common/logging/logger';
 import { loadConfig } from '../../src/config/app-config';
@@ -335,9 +336,17 @@ describe('job queue (pg-boss)', () => {
       const dataSource = await createDataSource(url, 2).initialize();
       try {
         expect(await dataSource.query('SELECT version FROM pgboss.version')).toEqual([{ version: 24 }]);
-        await dataSource.undoLastMigration({ transaction: 'each' });
-        expect(await dataSource.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'pgboss'`)).toEqual([{ n: 0 }]);
-        expect(await runMigrations(dataSource)).toEqual(['JobQueue1800000050000']);
+        // The queue's migration is not the last one: run its down() and up() directly.
+        const runner = dataSource.createQueryRunner();
+        try {
+          await new JobQueue1800000050000().down(runner);
+          expect(await dataSource.query(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'pgboss'`)).toEqual([{ n: 0 }]);
+          await new JobQueue1800000050000().up(runner);
+          expect(await dataSource.query('SELECT version FROM pgboss.version')).toEqual([{ version: 24 }]);
+        } finally {
+          await runner.release();
+        }
+        expect(await runMigrations(dataSource)).toEqual([]);
       } finally {
         await dataSource.destroy();
       }

@@ -73,6 +73,86 @@ describe('SAML providers and SSO', () => {
       expect(guests).not.toHaveProperty('defaultTeam');
     });
 
+    it('creates a pending provider from a label only (section 4.15); PATCH completes it and it becomes active', async () => {
+      const org = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const res = await t.http
+        .post(saml(org))
+        .set(...org.admin.auth)
+        .send({ label: 'Okta' })
+        .expect(201);
+      expectContract(res, 'createOrganizationSAMLProvider');
+      const id = res.body.id;
+      expect(res.body).toEqual({
+        object: 'saml-provider',
+        id,
+        label: 'Okta',
+        ssoURL: 'about:blank',
+        entityID: '',
+        certificate: '',
+        defaultRole: null,
+        createdAt: expect.any(String),
+        status: 'pending',
+        service: {
+          acsURL: `http://quire.test/saml/${id}/acs`,
+          startURL: `http://quire.test/saml/${id}/start`,
+          entityID: `http://quire.test/saml/${id}`,
+        },
+        urls: { location: `http://quire.test/v1/orgs/${org.id}/saml/${id}` },
+      });
+      // Nobody can sign in with it yet: the sign-in list leaves it out.
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}/sso`)
+            .set(...reader.auth)
+            .expect(200)
+        ).body,
+      ).toEqual({ items: [] });
+
+      const partly = await t.http
+        .patch(provider(org, id))
+        .set(...org.admin.auth)
+        .send({ entityID: 'http://www.okta.com/exk1', ssoURL: 'https://acme.okta.com/app/sso/saml' })
+        .expect(200);
+      expectContract(partly, 'updateOrganizationSAMLProvider');
+      expect(partly.body).toMatchObject({ status: 'pending', entityID: 'http://www.okta.com/exk1', certificate: '' });
+      const done = await t.http
+        .patch(provider(org, id))
+        .set(...org.admin.auth)
+        .send({ certificate })
+        .expect(200);
+      expectContract(done, 'updateOrganizationSAMLProvider');
+      expect(done.body).toMatchObject({ status: 'active', ssoURL: 'https://acme.okta.com/app/sso/saml', entityID: 'http://www.okta.com/exk1', certificate });
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}/sso`)
+            .set(...reader.auth)
+            .expect(200)
+        ).body,
+      ).toEqual({
+        items: [{ id, label: 'Okta', startURL: `http://quire.test/saml/${id}/start` }],
+      });
+    });
+
+    it.each([
+      ['a null entityID', { entityID: null }, /entityID/],
+      ['a null certificate', { certificate: null }, /certificate/],
+      ['a null ssoURL', { ssoURL: null }, /ssoURL/],
+      ['an empty entityID', { entityID: '' }, /entityID/],
+    ])('with a label only, still refuses %s with 400', async (_case, extra, field) => {
+      const org = await createOrganization(t);
+      expectErrorEnvelope(
+        await t.http
+          .post(saml(org))
+          .set(...org.admin.auth)
+          .send({ label: 'Okta', ...extra }),
+        400,
+        field,
+      );
+    });
+
     it('accepts the limits at their edge: label 30, entityID 1024, ssoURL 2048', async () => {
       const org = await createOrganization(t);
       const ssoURL = `https://idp.test/${'p'.repeat(2048 - 'https://idp.test/'.length)}`;

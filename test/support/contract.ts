@@ -81,3 +81,20 @@ export function expectErrorEnvelope(res: Response, status: number, message?: Reg
   });
   if (message) expect(res.body.error.message).toMatch(message);
 }
+
+/**
+ * Fails the test when `value` does not match the public component schema `name` (for responses of
+ * Quire's own routes, such as links lists, whose items are public shapes).
+ */
+export function expectPublicSchema(value: unknown, name: string): void {
+  const key = `#schema ${name}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${pointer(name)}` });
+    compiled.set(key, validate);
+  }
+  if (!validate(value)) {
+    const problems = (validate.errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '(value)'} ${error.message} ${JSON.stringify(error.params)}`);
+    throw new Error(`value does not match the public schema ${name}:\n  ${problems.join('\n  ')}\nvalue: ${JSON.stringify(value).slice(0, 2000)}`);
+  }
+}

@@ -5,8 +5,10 @@ export const ROOT = join(__dirname, '..', '..');
 
 export interface ServerProcess {
   child: ChildProcess;
-  /** stdout and stderr so far. */
+  /** stdout and stderr so far, interleaved. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the exit code (or the signal's name). */
   exited: Promise<number | string | null>;
   /** Resolves once the output contains `text`; rejects if the process exits first or time runs out. */
@@ -30,13 +32,15 @@ export function spawnServer(env: Record<string, string>, options: { npmStart?: b
         detached: true,
       });
   let output = '';
+  const streams = { stdout: '', stderr: '' };
   const listeners = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
     output += chunk.toString();
+    streams[stream] += chunk.toString();
     listeners.forEach((listener) => listener());
   };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  child.stdout?.on('data', collect('stdout'));
+  child.stderr?.on('data', collect('stderr'));
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
 
   const waitFor = (text: string, timeoutMs = 60_000) =>
@@ -70,7 +74,7 @@ export function spawnServer(env: Record<string, string>, options: { npmStart?: b
       // already gone
     }
   };
-  return { child, output: () => output, exited, waitFor, kill };
+  return { child, output: () => output, stdout: () => streams.stdout, stderr: () => streams.stderr, exited, waitFor, kill };
 }
 
 /** Whether a process with this pid still exists. */

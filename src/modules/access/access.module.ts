@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { TeamsModule } from '../teams/teams.module';
+import { UsersModule } from '../users/users.module';
 import { AccessRepository } from './access.repository';
 import { CollectionAccessService } from './collection-access.service';
 import { CollectionPermissionsController } from './collection-permissions.controller';
@@ -20,7 +21,7 @@ import { PermissionGrant } from './permission-grant.entity';
  * resolves access through SpaceAccessService and CollectionAccessService).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PermissionGrant]), OrganizationsModule, TeamsModule],
+  imports: [TypeOrmModule.forFeature([PermissionGrant]), OrganizationsModule, TeamsModule, UsersModule],
   controllers: [SpacePermissionsController, CollectionPermissionsController, MemberSpacesController],
   providers: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService, GrantsRepository, GrantsService, MemberSpacesService],
   exports: [AccessRepository, SpaceAccessService, CollectionAccessService, TransferAccessService],

@@ -6,6 +6,7 @@ import { mapPage } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AppConfig } from '../../config/app-config';
 import { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 import { InviteDto, UpdateGrantDto } from './dto/invite.dto';
 import { presentTeamGrant, presentUserGrant } from './grant.presenter';
 import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
@@ -23,6 +24,7 @@ export class CollectionPermissionsController {
   constructor(
     private readonly grants: GrantsService,
     private readonly config: AppConfig,
+    private readonly users: UsersService,
   ) {}
 
   @Post()
@@ -36,9 +38,13 @@ export class CollectionPermissionsController {
   @Get('users')
   @ApiOperation({ operationId: 'listUserPermissionsInCollection', summary: 'List the users with an explicit role on the collection' })
   @ApiOkResponse({ schema: USER_GRANTS_SCHEMA })
-  async listUsers(@CurrentCollectionAccess() access: CollectionAccess, @Query() query: ListQueryDto) {
+  async listUsers(@CurrentUser() user: User, @CurrentCollectionAccess() access: CollectionAccess, @Query() query: ListQueryDto) {
     const page = await this.grants.listUsers(administered(access).target, query);
-    return mapPage(page, (grant) => presentUserGrant(grant, this.config));
+    const emails = await this.users.emailVisibility(
+      user.id,
+      page.items.map((grant) => grant.user.id),
+    );
+    return mapPage(page, (grant) => presentUserGrant(grant, this.config, emails));
   }
 
   @Get('teams')

@@ -2,6 +2,7 @@ import { AppConfig } from '../../config/app-config';
 import type { MemberRole, MemberRoleOrGuest } from '../../common/roles';
 import { teamPermissions } from '../teams/team.policy';
 import { presentTeam, TeamJson } from '../teams/team.presenter';
+import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
 import type { TeamGrant, UserGrant } from './grants.repository';
 
@@ -17,8 +18,8 @@ export interface TeamGrantJson {
   team: TeamJson;
 }
 
-export function presentUserGrant({ grant, user }: UserGrant, config: AppConfig): UserGrantJson {
-  return { permission: grant.role, user: presentUser(user, config) };
+export function presentUserGrant({ grant, user }: UserGrant, config: AppConfig, emails: EmailVisibility): UserGrantJson {
+  return { permission: grant.role, user: presentUser(user, config, emails) };
 }
 
 export function presentTeamGrant({ grant, team }: TeamGrant, callerOrganizationRole: MemberRoleOrGuest): TeamGrantJson {

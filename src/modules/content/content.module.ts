@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
 import { SpaceWritesModule } from '../spaces/space-writes.module';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
@@ -31,6 +32,7 @@ import { SearchPage } from './search/search-page.entity';
     TypeOrmModule.forFeature([Revision, RevisionPage, RevisionFile, RevisionReusableContent, RevisionLink, ContentDocument, DocumentSection, Blob, SearchPage]),
     AccessModule,
     OutboundModule,
+    OrganizationsModule,
     SpaceWritesModule,
   ],
   controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],

@@ -1,5 +1,5 @@
 import { AppConfig } from '../../config/app-config';
-import type { PageWithBody } from './content.repository';
+import type { PageWithBody } from './content.read-model';
 import { toJsonDocument } from './markdown/json-document';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';

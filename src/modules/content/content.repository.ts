@@ -6,12 +6,10 @@ import { Page, paginate } from '../../common/pagination/paginate';
 import { Blob } from './blob.entity';
 import { ContentDocument } from './document.entity';
 import { RevisionFile } from './revision-file.entity';
+import type { PageWithBody } from './content.read-model';
 import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
-
-/** A page row with its body (null for an empty page or one that has none). */
-export type PageWithBody = RevisionPage & { markdown: string | null };
 
 /** Reads of a revision's content: tree, bodies, files. */
 @Injectable()

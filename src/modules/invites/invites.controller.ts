@@ -17,15 +17,20 @@ export class InvitesController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ operationId: 'inviteUsersToOrganization', summary: 'Add people to the organization by e-mail (admins only)' })
+  @ApiOperation({ operationId: 'inviteUsersToOrganization', summary: 'Add new people by e-mail, invite existing users (admins only)' })
   @ApiOkResponse({
     schema: {
       type: 'object',
-      required: ['users', 'invited', 'alreadyMembers'],
+      required: ['users', 'invited', 'alreadyMembers', 'pending'],
       properties: {
         users: { type: 'array', items: { type: 'string' }, description: 'Ids of the users added to the organization' },
         invited: { type: 'number', description: 'How many users were added' },
         alreadyMembers: { type: 'array', items: { type: 'string' }, description: 'E-mails of people already members, left unchanged' },
+        pending: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'E-mails of existing users: invited, members only once they accept (GET /v1/user/invites)',
+        },
       },
     },
   })

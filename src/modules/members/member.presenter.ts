@@ -1,5 +1,6 @@
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AppConfig } from '../../config/app-config';
+import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
 import { MemberRow } from './member.read-model';
 
@@ -19,12 +20,12 @@ export interface MemberJson {
   sites: number;
 }
 
-export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig): MemberJson {
+export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig, emails: EmailVisibility): MemberJson {
   const json: MemberJson = {
     object: 'member',
     id: user.id,
     role: membership.role,
-    user: presentUser(user, config),
+    user: presentUser(user, config, emails),
     disabled: membership.disabled,
     joinedAt: membership.joinedAt.toISOString(),
     sso: membership.sso,

@@ -5,9 +5,11 @@ import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
+import { UsersService } from '../users/users.service';
 import { ListMembersQueryDto } from './dto/list-members-query.dto';
 import { UpdateMemberDto } from './dto/update-member.dto';
 import { MemberJson, presentMember, presentVisitorClaims, VisitorClaimsJson } from './member.presenter';
+import type { MemberRow } from './member.read-model';
 import { MembersService } from './members.service';
 
 @ApiTags('members')
@@ -18,22 +20,33 @@ import { MembersService } from './members.service';
 export class MembersController {
   constructor(
     private readonly members: MembersService,
+    private readonly users: UsersService,
     private readonly config: AppConfig,
   ) {}
+
+  /** A member as the caller may see them (no e-mail for a guest-only tie: user.policy.ts). */
+  private async present(caller: Membership, row: MemberRow): Promise<MemberJson> {
+    return presentMember(row, this.config, await this.users.emailVisibility(caller.userId, [row.user.id]));
+  }
 
   @Get('members')
   @OrgRole('member')
   @ApiOperation({ operationId: 'listMembersInOrganizationById', summary: 'List the members of an organization' })
   @ApiOkResponse({ schema: publicListSchema('OrganizationMember') })
   async list(@CurrentMembership() caller: Membership, @Query() query: ListMembersQueryDto) {
-    return mapPage(await this.members.list(caller, query), (row) => presentMember(row, this.config));
+    const page = await this.members.list(caller, query);
+    const emails = await this.users.emailVisibility(
+      caller.userId,
+      page.items.map((row) => row.user.id),
+    );
+    return mapPage(page, (row) => presentMember(row, this.config, emails));
   }
 
   @Get('members/:userId')
   @ApiOperation({ operationId: 'getMemberInOrganizationById', summary: 'Get a member of an organization' })
   @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
   async get(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<MemberJson> {
-    return presentMember(await this.members.get(caller, userId), this.config);
+    return this.present(caller, await this.members.get(caller, userId));
   }
 
   @Patch('members/:userId')
@@ -41,7 +54,7 @@ export class MembersController {
   @ApiOperation({ operationId: 'updateMemberInOrganizationById', summary: "Change a member's role (admins only)" })
   @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
   async update(@CurrentMembership() caller: Membership, @Param('userId') userId: string, @Body() dto: UpdateMemberDto): Promise<MemberJson> {
-    return presentMember(await this.members.updateRole(caller, userId, dto.role), this.config);
+    return this.present(caller, await this.members.updateRole(caller, userId, dto.role));
   }
 
   @Delete('members/:userId')
@@ -68,6 +81,6 @@ export class MembersController {
   @ApiOperation({ operationId: 'setUserAsSSOMemberForOrganization', summary: 'Mark a member as able to sign in with SSO (admins only)' })
   @ApiOkResponse({ schema: publicSchema('OrganizationMember') })
   async markSso(@CurrentMembership() caller: Membership, @Param('userId') userId: string): Promise<MemberJson> {
-    return presentMember(await this.members.markSso(caller, userId), this.config);
+    return this.present(caller, await this.members.markSso(caller, userId));
   }
 }

@@ -1,12 +1,4 @@
-import {
-  applyDecorators,
-  CanActivate,
-  ExecutionContext,
-  createParamDecorator,
-  Injectable,
-  SetMetadata,
-  UseGuards,
-} from '@nestjs/common';
+import { applyDecorators, CanActivate, ExecutionContext, createParamDecorator, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';

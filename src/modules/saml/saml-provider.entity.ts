@@ -16,16 +16,17 @@ export class SamlProvider {
   @Column('text')
   label: string;
 
-  /** The identity provider's entity ID (the issuer of its assertions). */
-  @Column('text')
-  entityId: string;
+  /** The identity provider's entity ID (the issuer of its assertions); null until configured. */
+  @Column('text', { nullable: true })
+  entityId: string | null;
 
-  /** PEM of the X.509 certificate that signs the identity provider's assertions. */
-  @Column('text')
-  certificate: string;
+  /** PEM of the X.509 certificate that signs the identity provider's assertions; null until configured. */
+  @Column('text', { nullable: true })
+  certificate: string | null;
 
-  @Column('text')
-  ssoUrl: string;
+  /** The identity provider's sign-in URL; null until configured. */
+  @Column('text', { nullable: true })
+  ssoUrl: string | null;
 
   /** Team that members signing in for the first time join; null when none (or the team was deleted). */
   @Column('text', { nullable: true })
@@ -35,7 +36,8 @@ export class SamlProvider {
   @Column('text', { nullable: true })
   defaultRole: MemberRoleOrGuest;
 
-  @Column('text')
+  /** Computed by PostgreSQL: `active` once entity ID, certificate and sign-in URL are all set, else `pending`. */
+  @Column({ type: 'text', insert: false, update: false })
   status: SamlProviderStatus;
 
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })

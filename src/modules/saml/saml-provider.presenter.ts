@@ -28,14 +28,20 @@ export interface SamlProviderJson {
   urls: { location: string };
 }
 
+/**
+ * What a `pending` provider shows for the fields it has not been given yet: the public schema requires
+ * all three, so they are empty (and `about:blank`, the URI of nothing, for the sign-in URL).
+ */
+export const UNCONFIGURED = { entityID: '', certificate: '', ssoURL: 'about:blank' };
+
 export function presentSamlProvider(provider: SamlProvider, defaultTeam: TeamJson | undefined, config: AppConfig): SamlProviderJson {
   const json: SamlProviderJson = {
     object: 'saml-provider',
     id: provider.id,
     label: provider.label,
-    ssoURL: provider.ssoUrl,
-    entityID: provider.entityId,
-    certificate: provider.certificate,
+    ssoURL: provider.ssoUrl ?? UNCONFIGURED.ssoURL,
+    entityID: provider.entityId ?? UNCONFIGURED.entityID,
+    certificate: provider.certificate ?? UNCONFIGURED.certificate,
     defaultRole: provider.defaultRole,
     createdAt: provider.createdAt.toISOString(),
     status: provider.status,

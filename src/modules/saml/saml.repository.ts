@@ -27,11 +27,16 @@ export class SamlRepository {
     });
   }
 
-  listAll(organizationId: string): Promise<SamlProvider[]> {
-    return this.dataSource.manager.find(SamlProvider, { where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' }, take: MAX_SSO_LOGINS });
+  /** Providers members can sign in with: the `active` ones (a `pending` provider is not configured yet). */
+  listActive(organizationId: string): Promise<SamlProvider[]> {
+    return this.dataSource.manager.find(SamlProvider, {
+      where: { organizationId, status: 'active' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: MAX_SSO_LOGINS,
+    });
   }
 
-  async insert(provider: Omit<SamlProvider, 'createdAt' | 'updatedAt'>): Promise<void> {
+  async insert(provider: Omit<SamlProvider, 'createdAt' | 'updatedAt' | 'status'>): Promise<void> {
     await this.dataSource.manager.insert(SamlProvider, provider);
   }
 

@@ -34,7 +34,10 @@ export class SamlService {
     return this.withTeam(caller, await this.found(caller, id));
   }
 
-  /** New providers are `active`: every field a sign-in needs is required at creation. */
+  /**
+   * Only `label` is required (section 4.15): a provider without entity ID, certificate or sign-in URL
+   * is `pending` (the status is computed by the database) until PATCH completes it.
+   */
   async create(caller: Membership, dto: CreateSamlProviderDto): Promise<SamlProviderRow> {
     this.mayManage(caller);
     await this.checkTeam(caller, dto.defaultTeam);
@@ -43,12 +46,11 @@ export class SamlService {
       id,
       organizationId: caller.organizationId,
       label: dto.label,
-      entityId: dto.entityID,
-      certificate: dto.certificate,
-      ssoUrl: dto.ssoURL,
+      entityId: dto.entityID ?? null,
+      certificate: dto.certificate ?? null,
+      ssoUrl: dto.ssoURL ?? null,
       defaultTeamId: dto.defaultTeam ?? null,
       defaultRole: dto.defaultRole ?? null,
-      status: 'active',
     });
     return this.get(caller, id);
   }
@@ -74,10 +76,10 @@ export class SamlService {
     await this.providers.delete(id);
   }
 
-  /** What a sign-in page offers: every provider's label and start URL. */
+  /** What a sign-in page offers: every active provider's label and start URL. */
   async ssoLogins(caller: Membership): Promise<SamlProvider[]> {
     if (!canListSsoLogins(caller)) throw samlError('saml.list_forbidden', 'Guests cannot list the SSO providers');
-    return this.providers.listAll(caller.organizationId);
+    return this.providers.listActive(caller.organizationId);
   }
 
   private mayView(caller: Membership): void {

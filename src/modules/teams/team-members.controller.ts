@@ -7,6 +7,7 @@ import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
+import { UsersService } from '../users/users.service';
 import { ListMemberTeamsQueryDto } from './dto/list-teams-query.dto';
 import { SetTeamMemberDto, UpdateTeamMembersDto } from './dto/update-team-members.dto';
 import { TeamMembersService } from './team-members.service';
@@ -23,6 +24,7 @@ export class TeamMembersController {
   constructor(
     private readonly teams: TeamsService,
     private readonly teamMembers: TeamMembersService,
+    private readonly users: UsersService,
     private readonly config: AppConfig,
   ) {}
 
@@ -32,7 +34,11 @@ export class TeamMembersController {
   async list(@CurrentMembership() caller: Membership, @Param('teamId') teamId: string, @Query() query: ListQueryDto) {
     const { team, page } = await this.teamMembers.list(caller, teamId, query);
     const permissions = teamMemberPermissions({ membership: caller, teamRole: team.callerRole });
-    return mapPage(page, (row) => presentTeamMembership(row, row.teamRole, permissions, this.config));
+    const emails = await this.users.emailVisibility(
+      caller.userId,
+      page.items.map((row) => row.user.id),
+    );
+    return mapPage(page, (row) => presentTeamMembership(row, row.teamRole, permissions, this.config, emails));
   }
 
   @Put('teams/:teamId/members')

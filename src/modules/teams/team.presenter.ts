@@ -1,6 +1,7 @@
 import { AppConfig } from '../../config/app-config';
 import { MemberJson, presentMember } from '../members/member.presenter';
 import type { MemberRow } from '../members/member.read-model';
+import type { EmailVisibility } from '../users/user.policy';
 import type { TeamMemberRole } from './team-member.entity';
 import type { TeamPermissions } from './team.policy';
 import type { TeamRow } from './team.read-model';
@@ -30,8 +31,14 @@ export interface TeamMembershipJson {
   permissions: { view: boolean };
 }
 
-export function presentTeamMembership(row: MemberRow, role: TeamMemberRole, permissions: { view: boolean }, config: AppConfig): TeamMembershipJson {
-  return { organization: presentMember(row, config), team: { role }, permissions };
+export function presentTeamMembership(
+  row: MemberRow,
+  role: TeamMemberRole,
+  permissions: { view: boolean },
+  config: AppConfig,
+  emails: EmailVisibility,
+): TeamMembershipJson {
+  return { organization: presentMember(row, config, emails), team: { role }, permissions };
 }
 
 /** Member team item (2.14): a team of the member, and the member's role in it. */

@@ -5,6 +5,7 @@ import { publicSchema } from '../../common/openapi/public-schema';
 import { AppConfig } from '../../config/app-config';
 import { presentUser, UserJson } from './user.presenter';
 import { User } from './user.entity';
+import { ownEmail } from './user.policy';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -20,13 +21,14 @@ export class UsersController {
   @ApiOperation({ operationId: 'getAuthenticatedUser', summary: 'Get the profile of the authenticated user' })
   @ApiOkResponse({ schema: publicSchema('User') })
   getAuthenticatedUser(@CurrentUser() user: User): UserJson {
-    return presentUser(user, this.config);
+    return presentUser(user, this.config, ownEmail(user.id));
   }
 
   @Get('users/:userId')
   @ApiOperation({ operationId: 'getUserById', summary: 'Get a user who shares an organization with the caller' })
   @ApiOkResponse({ schema: publicSchema('User') })
   async getUserById(@CurrentUser() viewer: User, @Param('userId') userId: string): Promise<UserJson> {
-    return presentUser(await this.users.getVisible(viewer, userId), this.config);
+    const user = await this.users.getVisible(viewer, userId);
+    return presentUser(user, this.config, await this.users.emailVisibility(viewer.id, [user.id]));
   }
 }

@@ -33,4 +33,21 @@ export class UsersRepository {
       )
       .getOne();
   }
+
+  /**
+   * Of `userIds`, those whose e-mail `viewerId` may see (the rule of user.policy.ts): the viewer
+   * themselves, and users sharing an organization in which the viewer is an enabled, non-guest member.
+   */
+  async emailVisibleTo(viewerId: string, userIds: string[]): Promise<Set<string>> {
+    const ids = [...new Set(userIds)];
+    if (ids.length === 0) return new Set();
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT t.id FROM unnest($2::text[]) AS t(id)
+        WHERE t.id = $1 OR EXISTS (
+          SELECT 1 FROM memberships mine JOIN memberships theirs ON theirs.organization_id = mine.organization_id
+           WHERE mine.user_id = $1 AND mine.role IS NOT NULL AND NOT mine.disabled AND theirs.user_id = t.id)`,
+      [viewerId, ids],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
 }

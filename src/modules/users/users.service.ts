@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { User } from './user.entity';
+import type { EmailVisibility } from './user.policy';
 import { UsersRepository } from './users.repository';
 import { userError } from './user.errors';
 
@@ -25,5 +26,10 @@ export class UsersService {
     const user = await this.users.findVisibleTo(viewer.id, userId);
     if (!user) throw userError('user.not_found', `User ${userId} not found`);
     return user;
+  }
+
+  /** The users among `userIds` whose e-mail `viewerId` may see (user.policy.ts), in one query. */
+  emailVisibility(viewerId: string, userIds: string[]): Promise<EmailVisibility> {
+    return this.users.emailVisibleTo(viewerId, userIds);
   }
 }

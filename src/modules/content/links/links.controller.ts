@@ -1,7 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from '../content.schemas';
+import { CurrentUser } from '../../../common/auth/current-user.decorator';
+import { User } from '../../users/user.entity';
+import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from './link.schemas';
 import { LinksQueryDto } from '../dto/links-query.dto';
 import { LinksService } from './links.service';
 import { SpaceAccess } from '../../access/space-access.service';
@@ -19,21 +21,21 @@ export class LinksController {
   @Get('links')
   @ApiOperation({ operationId: 'listSpaceLinks', summary: 'Links in the pages of the space, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  space(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: LinksQueryDto) {
-    return this.links.list(access, query);
+  space(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Query() query: LinksQueryDto) {
+    return this.links.list(user, access, query);
   }
 
   @Get('content/page/:pageId/links')
   @ApiOperation({ operationId: 'listPageLinks', summary: 'Links in one page, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: LinksQueryDto) {
-    return this.links.list(access, query, pageId);
+  page(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: LinksQueryDto) {
+    return this.links.list(user, access, query, pageId);
   }
 
   @Get('content/files/:fileId/backlinks')
   @ApiOperation({ operationId: 'listFileBacklinks', summary: 'Pages that reference a file' })
   @ApiOkResponse({ schema: BACKLINKS_SCHEMA })
-  backlinks(@CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() query: ListQueryDto) {
-    return this.links.backlinks(access, fileId, query);
+  backlinks(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() query: ListQueryDto) {
+    return this.links.backlinks(user, access, fileId, query);
   }
 }

@@ -5,6 +5,7 @@ import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import { RevisionFile } from '../revision-file.entity';
 import { RevisionLink, type LinkStatus } from '../revision-link.entity';
+import type { PageWithBody } from '../content.read-model';
 import { RevisionPage } from '../revision-page.entity';
 
 export interface LinkStats {
@@ -46,11 +47,20 @@ export class LinksRepository {
     return paginate<RevisionPage>(qb, query, { list: 'backlinks:page', columns: ['p.page_id'], direction: 'ASC', keyOf: (page) => [page.pageId] });
   }
 
-  /** The pages among `pageIds` that exist in the revision, by id. */
-  async pagesById(revisionId: string, pageIds: string[]): Promise<Map<string, RevisionPage>> {
+  /** The pages among `pageIds` that exist in the revision, with their bodies, by id. */
+  async pagesById(revisionId: string, pageIds: string[]): Promise<Map<string, PageWithBody>> {
     if (pageIds.length === 0) return new Map();
     const pages = await this.dataSource.manager.find(RevisionPage, { where: { revisionId, pageId: In([...new Set(pageIds)]) } });
-    return new Map(pages.map((page) => [page.pageId, page]));
+    return this.withBodies(pages);
+  }
+
+  /** Pages with their bodies (one query for the distinct bodies), by id. */
+  async withBodies(pages: RevisionPage[]): Promise<Map<string, PageWithBody>> {
+    const documentIds = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => id !== null))];
+    const rows: { id: string; markdown: string }[] =
+      documentIds.length === 0 ? [] : await this.dataSource.query(`SELECT id, markdown FROM documents WHERE id = ANY($1::text[])`, [documentIds]);
+    const bodies = new Map(rows.map((row) => [row.id, row.markdown]));
+    return new Map(pages.map((page) => [page.pageId, Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null })]));
   }
 
   async filesById(revisionId: string, fileIds: string[]): Promise<Map<string, RevisionFile>> {

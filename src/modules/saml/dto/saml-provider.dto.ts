@@ -75,21 +75,21 @@ const DefaultRole = () =>
   );
 
 /**
- * `POST /saml`. The public description only requires `label`, but a provider without its entity ID,
- * certificate and sign-in URL could neither be `active` nor be shown as the schema requires, so all four are required.
+ * `POST /saml`. Only `label` is required (section 4.15); without entity ID, certificate and sign-in URL
+ * the provider is `pending` until PATCH gives them. None of them may be null.
  */
 export class CreateSamlProviderDto {
   @Label(true)
   label: string;
 
-  @EntityId(true)
-  entityID: string;
+  @EntityId(false)
+  entityID?: string;
 
-  @Certificate(true)
-  certificate: string;
+  @Certificate(false)
+  certificate?: string;
 
-  @SsoUrl(true)
-  ssoURL: string;
+  @SsoUrl(false)
+  ssoURL?: string;
 
   @DefaultTeam()
   defaultTeam?: string | null;
