@@ -10,8 +10,11 @@ export class AppConfig {
   readonly dataDir: string;
   /** Base of every `urls.location` (the API as clients reach it), without a trailing slash. */
   readonly publicUrl: string;
-  /** Base of every `urls.app` (the web application), without a trailing slash. */
-  readonly appUrl: string;
+  /**
+   * Base of every `urls.app` when a web application is configured (APP_URL), without a trailing slash;
+   * undefined when Quire runs alone, and `urls.app` then names the resource in the API (see `appLink`).
+   */
+  readonly appUrl?: string;
   readonly logLevel: LogLevel;
   readonly migrationsRun: boolean;
   readonly bodyLimit: string;
@@ -39,7 +42,7 @@ export class AppConfig {
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.dataDir = resolve(env.DATA_DIR);
     this.publicUrl = trimSlash(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
-    this.appUrl = trimSlash(env.APP_URL ?? this.publicUrl);
+    this.appUrl = env.APP_URL ? trimSlash(env.APP_URL) : undefined;
     this.logLevel = env.LOG_LEVEL;
     this.migrationsRun = env.MIGRATIONS_RUN;
     this.bodyLimit = env.BODY_LIMIT;
@@ -78,9 +81,13 @@ export class AppConfig {
     return `${this.publicUrl}${path}`;
   }
 
-  /** Absolute application URL of a path such as `/o/abc`. */
-  appLink(path: string): string {
-    return `${this.appUrl}${path}`;
+  /**
+   * `urls.app` of a resource: its page in the web application (`appPath`, such as `/o/abc`) when APP_URL
+   * names one; otherwise the resource in this API (`apiPath`), because Quire serves no web pages and a
+   * link it hands out should answer rather than 404.
+   */
+  appLink(appPath: string, apiPath: string): string {
+    return this.appUrl ? `${this.appUrl}${appPath}` : this.apiUrl(apiPath);
   }
 }
 

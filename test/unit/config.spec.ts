@@ -11,13 +11,14 @@ describe('configuration', () => {
       bodyLimit: '1mb',
       publicUrl: 'http://localhost:3000',
     });
-    expect(config.appUrl).toBe(config.publicUrl);
+    expect(config.appUrl).toBeUndefined(); // no web application: urls.app names the API resource
     expect(config.bootstrap).toBeUndefined();
   });
 
   it('parses numbers and booleans, trims trailing slashes, treats empty values as unset', () => {
     const config = loadConfig({ PORT: '8080', MIGRATIONS_RUN: 'false', PUBLIC_URL: 'https://api.example.com/', APP_URL: '', DATABASE_URL: '' });
-    expect(config).toMatchObject({ port: 8080, migrationsRun: false, publicUrl: 'https://api.example.com', appUrl: 'https://api.example.com' });
+    expect(config).toMatchObject({ port: 8080, migrationsRun: false, publicUrl: 'https://api.example.com' });
+    expect(config.appUrl).toBeUndefined();
     expect(config.databaseUrl).toBeUndefined();
   });
 
@@ -44,6 +45,13 @@ describe('configuration', () => {
       /^Invalid environment variable BOOTSTRAP_ADMIN_TOKEN: [^(]+$/,
     );
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:sekret@db/x' })).toThrow(/^(?!.*sekret)/);
+  });
+
+  it('builds urls.app in the web application when APP_URL names one, else in the API (a link that answers)', () => {
+    const alone = loadConfig({ PUBLIC_URL: 'https://api.example.com' });
+    expect(alone.appLink('/o/abc', '/v1/orgs/abc')).toBe('https://api.example.com/v1/orgs/abc');
+    const withApp = loadConfig({ PUBLIC_URL: 'https://api.example.com', APP_URL: 'https://docs.example.com/' });
+    expect(withApp.appLink('/o/abc', '/v1/orgs/abc')).toBe('https://docs.example.com/o/abc');
   });
 
   it('reads the bootstrap variables together', () => {

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../src/config/app-config';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { presentLink, presentReference, ReferenceContext } from '../../src/modules/content/links/link.presenter';
 import type { PageWithBody } from '../../src/modules/content/content.read-model';
 import { RevisionFile } from '../../src/modules/content/revision-file.entity';
@@ -13,7 +13,7 @@ import { expectPublicSchema } from '../support/contract';
 
 /** Link references (section 2.19) in every case a link can be in, checked against the public ContentLocation shapes. */
 describe('link references', () => {
-  const config = { apiUrl: (path: string) => `http://quire.test${path}`, appLink: (path: string) => `http://app.quire.test${path}` } as AppConfig;
+  const config: AppConfig = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test' });
   const at = new Date('2026-01-01T00:00:00.000Z');
   const organization = Object.assign(new Organization(), {
     id: 'org1',

@@ -25,7 +25,7 @@ export function presentCollection(collection: Collection, permissions: Collectio
     defaultLevel: collection.defaultLevel,
     urls: {
       location: config.apiUrl(`/v1/collections/${collection.id}`),
-      app: config.appLink(`/o/${collection.organizationId}/c/${collection.id}`),
+      app: config.appLink(`/o/${collection.organizationId}/c/${collection.id}`, `/v1/collections/${collection.id}`),
     },
     permissions,
   };

@@ -50,8 +50,15 @@ function revisionBase(context: RevisionContext): string {
   return context.active ? space : `${space}/~/revisions/${context.revisionId}`;
 }
 
+/** Its API twin: the page by path in the active revision, or in the revision it was read from. */
+function revisionApiBase(context: RevisionContext): string {
+  const space = `/v1/spaces/${context.spaceId}`;
+  return context.active ? `${space}/content` : `${space}/revisions/${context.revisionId}`;
+}
+
 export function pageAppUrl(context: RevisionContext, path: string | null): string {
-  return context.config.appLink(`${revisionBase(context)}${path ? `/${path.split('/').map(encodeURIComponent).join('/')}` : ''}`);
+  const encoded = path ? path.split('/').map(encodeURIComponent).join('/') : '';
+  return context.config.appLink(`${revisionBase(context)}${encoded ? `/${encoded}` : ''}`, `${revisionApiBase(context)}${encoded ? `/path/${encoded}` : ''}`);
 }
 
 export function presentFile(context: RevisionContext, file: RevisionFile): Json {
@@ -162,7 +169,7 @@ export function presentRevision(
     tags: [],
     variables: revision.variables ?? {},
     createdAt: revision.createdAt.toISOString(),
-    urls: { app: context.config.appLink(`/o/${context.organizationId}/s/${context.spaceId}/~/revisions/${revision.id}`) },
+    urls: { app: context.config.appLink(`/o/${context.organizationId}/s/${context.spaceId}/~/revisions/${revision.id}`, `/v1/spaces/${context.spaceId}/revisions/${revision.id}`) },
   };
   if (options.metadata && revision.git) json.git = revision.git;
   return json;

@@ -41,7 +41,7 @@ export function presentOrganization(org: Organization, permissions: Organization
     // Self-hosted: every feature is available, nothing is billed, no trial applies.
     plan: 'free',
     mergeRules: { type: 'none' },
-    urls: { location: config.apiUrl(`/v1/orgs/${org.id}`), app: config.appLink(`/o/${org.id}`) },
+    urls: { location: config.apiUrl(`/v1/orgs/${org.id}`), app: config.appLink(`/o/${org.id}`, `/v1/orgs/${org.id}`) },
     trial: { status: 'notapplicable', count: 0 },
     permissions,
   };

@@ -54,7 +54,7 @@ export function presentSpace(space: Space, permissions: SpacePermissionsJson, co
     mergeRules: { type: 'inherit' },
     urls: {
       location: config.apiUrl(`/v1/spaces/${space.id}`),
-      app: config.appLink(`/o/${space.organizationId}/s/${space.id}`),
+      app: config.appLink(`/o/${space.organizationId}/s/${space.id}`, `/v1/spaces/${space.id}`),
     },
     permissions,
   };
@@ -66,10 +66,13 @@ export function presentSpace(space: Space, permissions: SpacePermissionsJson, co
   return json;
 }
 
-/** Where readers find the published space: none while private, and a share-link space needs its key. */
+/**
+ * Where readers find the published space: none while private, and a share-link space needs its key.
+ * Published content is served by the web application, so there is none without APP_URL.
+ */
 function publishedUrl(space: Space, config: AppConfig, shareKey: string | undefined): string | undefined {
-  if (space.visibility === 'private') return undefined;
-  const url = config.appLink(`/published/${space.id}`);
+  if (space.visibility === 'private' || !config.appUrl) return undefined;
+  const url = `${config.appUrl}/published/${space.id}`;
   if (space.visibility !== 'share-link') return url;
   return shareKey ? `${url}?share=${encodeURIComponent(shareKey)}` : undefined;
 }
