@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDataSource } from '../../src/database/data-source';
@@ -33,6 +34,9 @@ describe('entities registered per module', () => {
 
   it('migration:generate (npm run cli) finds the entities and no difference from the migrations', async () => {
     const result = await runCli(['migration:generate', 'Probe'], { DATABASE_URL: url(), LOG_LEVEL: 'silent' });
+    const written = /"file":"([^"]+)"/.exec(result.stdout)?.[1];
+    if (written) rmSync(written, { force: true }); // a failing run must not leave a migration behind
+    expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout.trim())).toEqual({ file: null, note: 'no changes' });
   });

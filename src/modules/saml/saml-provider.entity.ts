@@ -37,7 +37,13 @@ export class SamlProvider {
   defaultRole: MemberRoleOrGuest;
 
   /** Computed by PostgreSQL: `active` once entity ID, certificate and sign-in URL are all set, else `pending`. */
-  @Column({ type: 'text', insert: false, update: false })
+  @Column({
+    type: 'text',
+    insert: false,
+    update: false,
+    generatedType: 'STORED',
+    asExpression: `CASE WHEN entity_id IS NOT NULL AND certificate IS NOT NULL AND sso_url IS NOT NULL THEN 'active' ELSE 'pending' END`,
+  })
   status: SamlProviderStatus;
 
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
