@@ -4,6 +4,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
+import { useInputGate } from './common/input-gate/input-gate';
 import { requestLogging } from './common/logging/request-logging';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
@@ -16,7 +17,7 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   app.use(requestLogging(logger));
   // The docs page loads Swagger UI's own script and styles; keep the rest of helmet's defaults.
   app.use(helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"] } } }));
-  app.useBodyParser('json', { limit: config.bodyLimit });
+  useInputGate(app, config);
   app.useGlobalPipes(createValidationPipe());
 
   const document = buildOpenApiDocument(app);

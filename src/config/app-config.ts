@@ -25,6 +25,8 @@ export class AppConfig {
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
+  /** Shape limits of a JSON request body, checked by the input gate before anything validates it. */
+  readonly input: { maxKeys: number; maxArrayLength: number; maxDepth: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -48,6 +50,7 @@ export class AppConfig {
       timeoutMs: env.IMPORT_TIMEOUT_MS,
       concurrency: env.IMPORT_CONCURRENCY,
     };
+    this.input = { maxKeys: env.INPUT_MAX_KEYS, maxArrayLength: env.INPUT_MAX_ARRAY_LENGTH, maxDepth: env.INPUT_MAX_DEPTH };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,
