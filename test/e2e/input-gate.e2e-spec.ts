@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOrganization, OrgFixture } from '../support/builders';
@@ -45,45 +46,66 @@ describe('input gate (request pipeline, step 0)', () => {
     });
 
     /**
+     * A client in its own process: reads the body on stdin, POSTs it, and prints the status, the
+     * answer and the time from the first byte sent to the last byte received. In-process, the
+     * client's own work on 0.85 MB would share the server's event loop and be counted against it.
+     */
+    const CLIENT = `
+      const http = require('node:http');
+      const chunks = [];
+      process.stdin.on('data', (chunk) => chunks.push(chunk));
+      process.stdin.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const [url, token] = process.argv.slice(1);
+        const headers = { 'content-type': 'application/json', 'content-length': body.length, authorization: 'Bearer ' + token };
+        const start = performance.now();
+        const req = http.request(url, { method: 'POST', headers }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, text: text.slice(0, 2000), bytes: text.length, ms: performance.now() - start })));
+        });
+        req.end(body);
+      });`;
+
+    function sendFromAnotherProcess(body: string): Promise<{ status: number; text: string; bytes: number; ms: number }> {
+      return new Promise((resolve, reject) => {
+        const child = execFile(process.execPath, ['-e', CLIENT, `${base}${spaces()}`, org.admin.token], (error, stdout) =>
+          error ? reject(error) : resolve(JSON.parse(stdout)),
+        );
+        child.stdin?.end(body);
+      });
+    }
+
+    /**
      * Sends `body` to the create-space route while `GET /health/live` is requested back to back, and
-     * answers the request's time and the slowest live probe that overlapped it. Best of three: the
-     * machine is shared, and one slow scheduling slice says nothing about the server.
+     * answers the request's time and the slowest live probe meanwhile. Best of three: the machine is
+     * shared, and one slow scheduling slice says nothing about the server.
      */
     async function measure(body: string) {
-      const attempts: { status: number; message: string; ms: number; liveMs: number; probes: number }[] = [];
+      const attempts: { status: number; message: string; answerBytes: number; ms: number; liveMs: number; probes: number }[] = [];
       for (let attempt = 0; attempt < 3; attempt++) {
         let running = true;
-        let start = 0;
-        let end = Infinity;
-        const probes: { from: number; to: number }[] = [];
+        const probes: number[] = [];
         const live = (async () => {
           while (running) {
             const from = performance.now();
-            const res = await fetch(`${base}/health/live`);
-            await res.arrayBuffer();
-            expect(res.status).toBe(200);
-            probes.push({ from, to: performance.now() });
+            const status = await fetch(`${base}/health/live`).then(
+              async (res) => (await res.arrayBuffer(), res.status),
+              () => 0,
+            );
+            probes.push(status === 200 ? performance.now() - from : Infinity);
           }
         })();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        start = performance.now();
-        const res = await fetch(`${base}${spaces()}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${org.admin.token}` },
-          body,
-        });
-        const json = (await res.json()) as { error: { message: string } };
-        end = performance.now();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        const res = await sendFromAnotherProcess(body);
         running = false;
         await live;
-        const overlapping = probes.filter((probe) => probe.to >= start && probe.from <= end);
         attempts.push({
           status: res.status,
-          message: json.error.message,
-          ms: end - start,
-          liveMs: Math.max(...overlapping.map((probe) => probe.to - probe.from)),
-          probes: overlapping.length,
+          message: res.text,
+          answerBytes: res.bytes,
+          ms: res.ms,
+          liveMs: Math.max(...probes),
+          probes: probes.length,
         });
       }
       return attempts.sort((a, b) => a.ms - b.ms)[0];
@@ -96,7 +118,7 @@ describe('input gate (request pipeline, step 0)', () => {
       const result = await measure(body);
       console.log(`100,000 keys (${body.length} bytes): ${JSON.stringify(result)}`);
       expect(result.status).toBe(400);
-      expect(result.message).toBe('body: has more than the limit of 1000 keys');
+      expect(JSON.parse(result.message)).toEqual({ error: { code: 400, message: 'body: has more than the limit of 1000 keys' } });
       expect(result.ms).toBeLessThan(100);
       expect(result.probes).toBeGreaterThanOrEqual(1);
       expect(result.liveMs).toBeLessThan(100);
@@ -108,7 +130,7 @@ describe('input gate (request pipeline, step 0)', () => {
       const result = await measure(body);
       console.log(`10,000 levels: ${JSON.stringify(result)}`);
       expect(result.status).toBe(400);
-      expect(result.message).toMatch(/^title(\.0){63}: nesting is deeper than the limit of 64 levels$/);
+      expect(JSON.parse(result.message).error.message).toMatch(/^title(\.0){63}: nesting is deeper than the limit of 64 levels$/);
       expect(result.ms).toBeLessThan(100);
       expect(result.liveMs).toBeLessThan(100);
     });
