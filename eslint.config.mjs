@@ -119,4 +119,22 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
+  {
+    // DTO presence: class-validator's IsOptional lets null through; see docs/architecture.md, "Nullability".
+    files: ['src/**/dto/**/*.ts', 'src/common/pagination/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message: 'Use @Optional() or @Nullable() from src/common/validation/presence: IsOptional lets null through.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -4,6 +4,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
 import { securityHeaders } from './common/http/security-headers';
+import { useInputGate } from './common/input-gate/input-gate';
 import { requestLogging } from './common/logging/request-logging';
 import { MetricsService } from './common/metrics/metrics.service';
 import { buildOpenApiDocument } from './common/openapi/document';
@@ -17,7 +18,7 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   app.use(requestLogging(logger));
   app.use(app.get(MetricsService).middleware());
   app.use(securityHeaders());
-  app.useBodyParser('json', { limit: config.bodyLimit });
+  useInputGate(app, config);
   app.useGlobalPipes(createValidationPipe());
 
   const document = buildOpenApiDocument(app);

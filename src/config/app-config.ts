@@ -34,6 +34,8 @@ export class AppConfig {
   readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; authFailures: number; authFailureWindowMs: number };
   /** `/metrics`: behind METRICS_TOKEN on the public port, and/or on its own METRICS_PORT; neither: not served. */
   readonly metrics: { token?: string; port?: number };
+  /** Shape limits of a JSON request body, checked by the input gate before anything validates it. */
+  readonly input: { maxKeys: number; maxArrayLength: number; maxDepth: number };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -66,6 +68,7 @@ export class AppConfig {
       authFailureWindowMs: env.AUTH_FAILURE_WINDOW_SECONDS * 1000,
     };
     this.metrics = { token: env.METRICS_TOKEN, port: env.METRICS_PORT };
+    this.input = { maxKeys: env.INPUT_MAX_KEYS, maxArrayLength: env.INPUT_MAX_ARRAY_LENGTH, maxDepth: env.INPUT_MAX_DEPTH };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {
         orgTitle: env.BOOTSTRAP_ORG_TITLE,

@@ -223,6 +223,29 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(65535)
   METRICS_PORT?: number;
+  /** Input gate: most keys in one JSON object of a request body (more: 400). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  INPUT_MAX_KEYS: number = 1000;
+
+  /** Input gate: most items in one JSON array of a request body (more: 400). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  INPUT_MAX_ARRAY_LENGTH: number = 1000;
+
+  /** Input gate: deepest nesting of objects and arrays in a request body (deeper: 400). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  INPUT_MAX_DEPTH: number = 64;
 }
 
 export class ConfigError extends Error {}

@@ -1,26 +1,63 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { isBodyOptional, NOT_NULL_CONSTRAINT } from '../validation/presence';
+
+/** At most this many problems are named in one message; the rest are counted ("and 12 more"). */
+export const MAX_LISTED_PROBLEMS = 5;
+/** A single problem longer than this is cut (a value echoed in a message could be long). */
+const MAX_PROBLEM_LENGTH = 300;
 
 /** The first failed constraint of each field, named by its path: `members.0: must be a string`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {})
-      .slice(0, 1)
-      .map((text) => `${path}: ${stripProperty(text, error.property)}`);
+    const constraints = error.constraints ?? {};
+    // "must not be null" says more than the type rule that null also fails.
+    const first = constraints[NOT_NULL_CONSTRAINT] ?? Object.values(constraints)[0];
+    const own = first === undefined ? [] : [`${path}: ${stripProperty(first, error.property)}`];
     return own.concat(describeValidationErrors(error.children ?? [], path));
   });
+}
+
+/** One short message: the first few problems, each capped in length, then how many more there are. */
+export function summarizeProblems(problems: string[], max = MAX_LISTED_PROBLEMS): string {
+  const listed = problems.slice(0, max).map((problem) => (problem.length > MAX_PROBLEM_LENGTH ? `${problem.slice(0, MAX_PROBLEM_LENGTH)}…` : problem));
+  const rest = problems.length - listed.length;
+  return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
 }
 
 function stripProperty(text: string, property: string): string {
   return text.startsWith(`${property} `) ? text.slice(property.length + 1) : text;
 }
 
+/**
+ * The global pipe: class-validator with unknown fields refused and values converted to the DTO's
+ * types, plus what class-validator cannot see. A body DTO gets a JSON object: no body at all is
+ * `400 body is required` unless the DTO is marked `@OptionalBody()`, and `null`, an array or a
+ * scalar is refused (ValidationPipe would otherwise validate `null` as an empty object).
+ */
+class QuireValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.data === undefined && isDtoClass(metadata.metatype)) {
+      if (value === undefined) {
+        if (!isBodyOptional(metadata.metatype)) throw new BadRequestException('body is required');
+      } else if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new BadRequestException('body: must be a JSON object');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+function isDtoClass(metatype: unknown): boolean {
+  return typeof metatype === 'function' && ![String, Number, Boolean, Array, Object].includes(metatype as never);
+}
+
 /** Global input validation: unknown fields are refused, values are converted to the DTO's types. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new QuireValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    exceptionFactory: (errors) => new BadRequestException(describeValidationErrors(errors).join('; ')),
+    exceptionFactory: (errors) => new BadRequestException(summarizeProblems(describeValidationErrors(errors))),
   });
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn } from 'class-validator';
 import { MEMBER_ROLES, type MemberRole } from '../../../common/roles';
 import { IsEntityId } from './entity-id';
+import { Optional } from '../../../common/validation/presence';
 
 /** Most users or teams one invitation names; more is a bulk import, not an invitation. */
 export const MAX_INVITEES = 100;
@@ -13,7 +14,7 @@ export class InviteDto {
   role: MemberRole;
 
   @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_INVITEES, description: 'Ids of members or guests of the organization' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_INVITEES)
@@ -21,7 +22,7 @@ export class InviteDto {
   users?: string[];
 
   @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_INVITEES, description: 'Ids of teams of the organization' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_INVITEES)

@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
+import { Optional } from '../../../common/validation/presence';
 
 export class MemberSpacesQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc', description: 'By creation time of the space' })
-  @IsOptional()
+  @Optional()
   @IsIn(['asc', 'desc'])
   order: 'asc' | 'desc' = 'desc';
 }

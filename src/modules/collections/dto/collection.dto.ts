@@ -1,36 +1,39 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsString } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsEntityId } from '../../access/dto/entity-id';
 import { MaxCodePoints } from '../../spaces/dto/max-code-points';
+import { Nullable, Optional, OptionalBody } from '../../../common/validation/presence';
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
 
+/** The public description does not require this operation's body: no body creates with defaults. */
+@OptionalBody()
 export class CreateCollectionDto {
   @ApiPropertyOptional({ maxLength: COLLECTION_TITLE_MAX, default: '' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxCodePoints(COLLECTION_TITLE_MAX)
   title?: string;
 
   @ApiPropertyOptional({ description: 'Id of the parent collection; absent for the top level' })
-  @IsOptional()
+  @Optional()
   @IsEntityId()
   parent?: string;
 }
 
 export class UpdateCollectionDto {
   @ApiPropertyOptional({ maxLength: COLLECTION_TITLE_MAX })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxCodePoints(COLLECTION_TITLE_MAX)
   title?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: COLLECTION_DESCRIPTION_MAX, description: 'null removes it' })
-  @ValidateIf((dto: UpdateCollectionDto) => dto.description !== undefined && dto.description !== null)
+  @Nullable()
   @IsString()
   @MaxCodePoints(COLLECTION_DESCRIPTION_MAX)
   description?: string | null;
@@ -40,7 +43,7 @@ export class UpdateCollectionDto {
     nullable: true,
     description: 'Level every organization member gets on the collection and what it holds; null: none',
   })
-  @ValidateIf((dto: UpdateCollectionDto) => dto.defaultLevel !== undefined && dto.defaultLevel !== null)
+  @Nullable()
   @IsIn(MEMBER_ROLES)
   defaultLevel?: MemberRoleOrGuest;
 }
@@ -49,7 +52,7 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 
 export class ListCollectionsQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ type: Boolean, default: true, description: 'true lists every collection, false the top level only' })
-  @IsOptional()
+  @Optional()
   @Transform(toBoolean)
   @IsBoolean()
   nested: boolean = true;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, ValidateIf, ValidateNested } from 'class-validator';
 import { IsEntityId } from '../../access/dto/entity-id';
+import { Nullable, Optional } from '../../../common/validation/presence';
 
 /** `SpacePointer` or `CollectionPointer`: a sibling to place an item next to. */
 export class ContentPointerDto {
@@ -23,14 +24,14 @@ export class ContentPointerDto {
 /** `ContentPosition`: one of `before` or `after`. */
 export class ContentPositionDto {
   @ApiPropertyOptional({ type: ContentPointerDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ContentPointerDto)
   before?: ContentPointerDto;
 
   @ApiPropertyOptional({ type: ContentPointerDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ContentPointerDto)
@@ -40,12 +41,12 @@ export class ContentPositionDto {
 /** Body of `moveSpace` and `moveCollection`: a new parent (null: top level), a place among the siblings, or both. */
 export class MoveDto {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Target collection; null moves to the top level of the organization' })
-  @ValidateIf((dto: MoveDto) => dto.parent !== undefined && dto.parent !== null)
+  @Nullable()
   @IsEntityId()
   parent?: string | null;
 
   @ApiPropertyOptional({ type: ContentPositionDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ContentPositionDto)

@@ -1,18 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { QueryBoolean } from './query-booleans';
+import { Optional } from '../../../common/validation/presence';
 
 /** `metadata` and `computed`, accepted by every read of a revision. */
 export class RevisionQueryDto {
   @ApiPropertyOptional({ default: true, description: 'false leaves out mutable git metadata' })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsBoolean()
   metadata: boolean = true;
 
   @ApiPropertyOptional({ default: true, description: 'false skips computed content (Quire has none yet: accepted for compatibility)' })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsBoolean()
   computed: boolean = true;
@@ -20,13 +21,13 @@ export class RevisionQueryDto {
 
 export class RevisionFilesQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsBoolean()
   metadata: boolean = true;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsBoolean()
   computed: boolean = true;
@@ -37,23 +38,23 @@ const DEREFERENCED = [true, false, 'reusable-contents'] as const;
 
 export class PageQueryDto extends RevisionQueryDto {
   @ApiPropertyOptional({ enum: ['markdown', 'document'], default: 'markdown', description: 'Body as markdown or as the JSON document tree' })
-  @IsOptional()
+  @Optional()
   @IsIn(['markdown', 'document'])
   format: 'markdown' | 'document' = 'markdown';
 
   @ApiPropertyOptional({ name: 'format.markdown.refs', enum: ['relative', 'stable'], default: 'relative' })
-  @IsOptional()
+  @Optional()
   @IsIn(['relative', 'stable'])
   'format.markdown.refs': 'relative' | 'stable' = 'relative';
 
   @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['deterministic-only'] }], default: false })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsIn(EVALUATED)
   evaluated: (typeof EVALUATED)[number] = false;
 
   @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['reusable-contents'] }], default: false })
-  @IsOptional()
+  @Optional()
   @QueryBoolean()
   @IsIn(DEREFERENCED)
   dereferenced: (typeof DEREFERENCED)[number] = false;

@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance, Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, MaxLength, ValidateNested } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
+import { Nullable, Optional } from '../../../common/validation/presence';
 
 /** The most people one invite request may name. */
 export const MAX_INVITES_PER_REQUEST = 100;
-
-const isSet = (value: unknown) => value !== null && value !== undefined;
 
 export class InviteeDto {
   @ApiProperty({ format: 'email', maxLength: 320 })
@@ -15,7 +14,7 @@ export class InviteeDto {
   email: string;
 
   @ApiPropertyOptional({ enum: MEMBER_ROLES, nullable: true, description: 'Role of this person; null makes them a guest' })
-  @ValidateIf((dto: InviteeDto) => isSet(dto.role))
+  @Nullable()
   @IsIn(MEMBER_ROLES)
   role?: MemberRoleOrGuest;
 }
@@ -45,12 +44,12 @@ export class InviteUsersDto {
   emails: InviteeDto[];
 
   @ApiPropertyOptional({ enum: MEMBER_ROLES, nullable: true, description: "Role of invitees without one (default: the organization's default role)" })
-  @ValidateIf((dto: InviteUsersDto) => isSet(dto.role))
+  @Nullable()
   @IsIn(MEMBER_ROLES)
   role?: MemberRoleOrGuest;
 
   @ApiPropertyOptional({ description: 'Make the new members SSO members' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   sso?: boolean;
 }

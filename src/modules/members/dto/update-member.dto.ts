@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, ValidateIf } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
+import { Nullable } from '../../../common/validation/presence';
 
 export class UpdateMemberDto {
-  // Required, but null is a value (guest): only null skips the enum check, a missing role fails it.
   @ApiProperty({ enum: MEMBER_ROLES, nullable: true, description: 'New role; null makes the member a guest' })
-  @ValidateIf((dto: UpdateMemberDto) => dto.role !== null)
+  @Nullable({ required: true })
   @IsIn(MEMBER_ROLES)
   role: MemberRoleOrGuest;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsFQDN, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsFQDN, IsString, Length, Matches } from 'class-validator';
+import { Optional } from '../../../common/validation/presence';
 
 export class CreateOrganizationDto {
   @ApiProperty({ minLength: 2, maxLength: 255, description: 'Name of the organization' })
@@ -9,7 +10,7 @@ export class CreateOrganizationDto {
   title: string;
 
   @ApiPropertyOptional({ type: [String], description: 'E-mail domains whose users may join' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(100)
   @IsFQDN({}, { each: true })

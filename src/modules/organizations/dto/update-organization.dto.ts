@@ -1,50 +1,51 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsFQDN, IsIn, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsFQDN, IsIn, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
+import { Nullable, Optional } from '../../../common/validation/presence';
 
 export class UpdateOrganizationDto {
   @ApiPropertyOptional({ minLength: 2, maxLength: 255 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(2, 255)
   @Matches(/^\S.*\S$/s, { message: 'must not start or end with white space' })
   title?: string;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(100)
   @IsFQDN({}, { each: true })
   emailDomains?: string[];
 
   @ApiPropertyOptional({ minLength: 3, maxLength: 32, pattern: '^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$' })
-  @IsOptional()
+  @Optional()
   @Matches(/^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/, { message: 'must be 3 to 32 lowercase letters, digits or dashes' })
   hostname?: string;
 
   @ApiPropertyOptional({ enum: MEMBER_ROLES, nullable: true, description: 'Role of new members; null makes them guests' })
-  @ValidateIf((dto: UpdateOrganizationDto) => dto.defaultRole !== null && dto.defaultRole !== undefined)
+  @Nullable()
   @IsIn(MEMBER_ROLES)
   defaultRole?: MemberRoleOrGuest;
 
   @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', maxLength: 2048 })
-  @ValidateIf((dto: UpdateOrganizationDto) => dto.logo !== null && dto.logo !== undefined)
+  @Nullable()
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
   @MaxLength(2048)
   logo?: string | null;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   sso?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   ai?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   inviteLinks?: boolean;
 }

@@ -1,23 +1,18 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
-import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsIn, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsPemCertificate } from '../certificate';
+import { Nullable, Optional } from '../../../common/validation/presence';
 
 export const SAML_LIMITS = { label: 30, entityID: 1024, certificate: 10000, ssoURL: 2048 };
-
-const isSet = (value: unknown) => value !== null && value !== undefined;
 
 /**
  * The rules of each field, shared by create and update. `required: false` (PATCH) skips an absent
  * field but still refuses null for fields that cannot be null (class-validator's IsOptional would let it through).
  */
 const field = (required: boolean, property: string, api: ApiPropertyOptions, ...rules: PropertyDecorator[]) =>
-  applyDecorators(
-    ApiProperty({ ...api, required } as ApiPropertyOptions),
-    ...(required ? [] : [ValidateIf((dto: Record<string, unknown>) => dto[property] !== undefined)]),
-    ...rules,
-  );
+  applyDecorators(ApiProperty({ ...api, required } as ApiPropertyOptions), ...(required ? [] : [Optional()]), ...rules);
 
 const Label = (required: boolean) =>
   field(
@@ -62,7 +57,7 @@ const SsoUrl = (required: boolean) =>
 const DefaultTeam = () =>
   applyDecorators(
     ApiProperty({ type: String, nullable: true, required: false, description: 'Team that new members signing in join; null for none' }),
-    ValidateIf((dto: { defaultTeam?: unknown }) => isSet(dto.defaultTeam)),
+    Nullable(),
     IsString(),
     MaxLength(256),
   );
@@ -70,7 +65,7 @@ const DefaultTeam = () =>
 const DefaultRole = () =>
   applyDecorators(
     ApiProperty({ enum: MEMBER_ROLES, nullable: true, required: false, description: 'Role of new members signing in; null (the default) makes them guests' }),
-    ValidateIf((dto: { defaultRole?: unknown }) => isSet(dto.defaultRole)),
+    Nullable(),
     IsIn(MEMBER_ROLES),
   );
 

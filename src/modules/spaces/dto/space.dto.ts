@@ -1,76 +1,79 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Matches } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsEntityId } from '../../access/dto/entity-id';
 import { SPACE_EDIT_MODES, SPACE_VISIBILITIES, type SpaceEditMode, type SpaceVisibility } from '../space.entity';
 import { MaxCodePoints } from './max-code-points';
+import { Nullable, Optional, OptionalBody } from '../../../common/validation/presence';
 
 /** Section 8: space title and emoji, at most 50 characters each. */
 export const SPACE_TITLE_MAX = 50;
 export const SPACE_EMOJI_MAX = 50;
 
+/** The public description does not require this operation's body: no body creates with defaults. */
+@OptionalBody()
 export class CreateSpaceDto {
   @ApiPropertyOptional({ maxLength: SPACE_TITLE_MAX, default: '' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxCodePoints(SPACE_TITLE_MAX)
   title?: string;
 
   @ApiPropertyOptional({ maxLength: SPACE_EMOJI_MAX, description: 'Emoji character or Unicode codepoint', default: '' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxCodePoints(SPACE_EMOJI_MAX)
   emoji?: string;
 
   @ApiPropertyOptional({ description: 'Id of the parent collection; absent for the top level' })
-  @IsOptional()
+  @Optional()
   @IsEntityId()
   parent?: string;
 
   @ApiPropertyOptional({ enum: SPACE_EDIT_MODES, default: 'live' })
-  @IsOptional()
+  @Optional()
   @IsIn(SPACE_EDIT_MODES)
   editMode?: SpaceEditMode;
 
   /** Accepted for clients of the public description: every new space starts empty here (no templates). */
   @ApiPropertyOptional({ enum: [true], description: 'Create a completely empty space (the only kind Quire creates)' })
-  @IsOptional()
+  @Optional()
   @IsIn([true])
   empty?: true;
 }
 
 export class UpdateSpaceDto {
   @ApiPropertyOptional({ enum: SPACE_EDIT_MODES, description: '`locked` refuses every content change until set back to `live`' })
-  @IsOptional()
+  @Optional()
   @IsIn(SPACE_EDIT_MODES)
   editMode?: SpaceEditMode;
 
   @ApiPropertyOptional({ maxLength: SPACE_TITLE_MAX })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxCodePoints(SPACE_TITLE_MAX)
   title?: string;
 
   @ApiPropertyOptional({ enum: MEMBER_ROLES, nullable: true, description: 'Level every organization member gets on the space; null: none' })
-  @ValidateIf((dto: UpdateSpaceDto) => dto.defaultLevel !== undefined && dto.defaultLevel !== null)
+  @Nullable()
   @IsIn(MEMBER_ROLES)
   defaultLevel?: MemberRoleOrGuest;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: SPACE_EMOJI_MAX, description: 'null removes the emoji' })
-  @ValidateIf((dto: UpdateSpaceDto) => dto.emoji !== undefined && dto.emoji !== null)
+  @Nullable()
   @IsString()
   @MaxCodePoints(SPACE_EMOJI_MAX)
   emoji?: string | null;
 
   @ApiPropertyOptional({ enum: SPACE_VISIBILITIES, description: '`in-collection` only for a space inside a collection' })
-  @IsOptional()
+  @Optional()
   @IsIn(SPACE_VISIBILITIES)
   visibility?: SpaceVisibility;
 }
 
 export class GetSpaceQueryDto {
   @ApiPropertyOptional({ maxLength: 256, description: 'Share key of a share-link space, to resolve its published URL' })
-  @IsOptional()
+  @Optional()
   @Matches(/^[A-Za-z0-9_-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
   shareKey?: string;
 }
@@ -81,7 +84,7 @@ export class TransferSpaceDto {
   organization: string;
 
   @ApiPropertyOptional({ description: 'Id of a collection of the target organization to put the space in; absent for the top level' })
-  @IsOptional()
+  @Optional()
   @IsEntityId()
   collection?: string;
 }

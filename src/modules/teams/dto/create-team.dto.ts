@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { Optional } from '../../../common/validation/presence';
 
 export const TEAM_TITLE = { min: 1, max: 64 };
 /** The most users one request may name in a list (team members to add, remove, or start with). */
@@ -15,7 +16,7 @@ export class TeamTitleDto {
 
 export class CreateTeamDto extends TeamTitleDto {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_USERS_PER_REQUEST, description: 'Initial members: user IDs (or e-mails) of organization members' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(MAX_USERS_PER_REQUEST)
   @IsString({ each: true })

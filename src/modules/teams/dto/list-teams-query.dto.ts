@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
+import { Optional } from '../../../common/validation/presence';
 
 export class TeamTitleFilterDto extends ListQueryDto {
   @ApiPropertyOptional({ maxLength: 256, description: 'Only teams whose title contains this, case-insensitively' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(256)
   title?: string;
@@ -12,7 +13,7 @@ export class TeamTitleFilterDto extends ListQueryDto {
 
 export class ListTeamsQueryDto extends TeamTitleFilterDto {
   @ApiPropertyOptional({ maxLength: 256, description: 'A member user ID: only the teams this member can manage' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(256)
   owner?: string;

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, registerDecorator, ValidationArguments } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength, registerDecorator, ValidationArguments } from 'class-validator';
 import { TEAM_MEMBER_ROLES, type TeamMemberRole } from '../team-member.entity';
 import { MAX_USERS_PER_REQUEST } from './create-team.dto';
+import { Optional, OptionalBody } from '../../../common/validation/presence';
 
 /** The first entry of a `memberships` map that is not `userId → { role: owner | member }`, or undefined. */
 function badMembership(value: unknown): string | undefined {
@@ -36,7 +37,7 @@ const userList: ApiPropertyOptions = { type: [String], maxItems: MAX_USERS_PER_R
 
 export class UpdateTeamMembersDto {
   @ApiPropertyOptional(userList)
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(MAX_USERS_PER_REQUEST)
   @IsString({ each: true })
@@ -48,12 +49,12 @@ export class UpdateTeamMembersDto {
     additionalProperties: { type: 'object', properties: { role: { type: 'string', enum: [...TEAM_MEMBER_ROLES] } }, required: ['role'] },
     description: 'Role per user ID; users not yet in the team are added',
   })
-  @IsOptional()
+  @Optional()
   @IsTeamMembershipMap()
   memberships?: Record<string, { role: TeamMemberRole }>;
 
   @ApiPropertyOptional({ ...userList, description: 'User IDs or e-mail addresses of organization members; removal wins over add' } as ApiPropertyOptions)
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(MAX_USERS_PER_REQUEST)
   @IsString({ each: true })
@@ -61,9 +62,11 @@ export class UpdateTeamMembersDto {
   remove?: string[];
 }
 
+/** The public description does not require this operation's body: no body keeps or defaults the role. */
+@OptionalBody()
 export class SetTeamMemberDto {
   @ApiPropertyOptional({ enum: TEAM_MEMBER_ROLES, description: 'Role in the team; a new member defaults to `member`, an existing one keeps theirs' })
-  @IsOptional()
+  @Optional()
   @IsIn(TEAM_MEMBER_ROLES)
   role?: TeamMemberRole;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, Matches } from 'class-validator';
 import { IsLanguageTag } from '../language-tags';
+import { Optional } from '../../../common/validation/presence';
 
 export const TRANSLATION_TITLE = { min: 1, max: 100 };
 export const MAX_LANGUAGES = 100;
@@ -23,7 +24,7 @@ export class TranslationSettingsDto {
     example: ['en', 'fr', 'pt-BR'],
     description: 'BCP 47 language tags, stored in canonical form',
   })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(MAX_LANGUAGES)
   @IsLanguageTag({ each: true })
