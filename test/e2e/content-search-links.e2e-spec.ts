@@ -106,8 +106,8 @@ describe('search and links', () => {
     });
 
     it.each([
-      ['a missing query', {}, /query/],
-      ['an empty query', { query: '' }, /query/],
+      ['a missing query', {}, /^query is required$/],
+      ['an empty query', { query: '' }, /^query: should not be empty$/],
       ['a query of 513 characters', { query: 'a'.repeat(513) }, /query: must be shorter than or equal to 512 characters/],
       ['a limit of 0', { query: 'guide', limit: 0 }, /limit/],
     ])('refuses %s with 400', async (_case, query, message) => {

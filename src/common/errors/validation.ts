@@ -13,7 +13,10 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
     const constraints = error.constraints ?? {};
     // "must not be null" says more than the type rule that null also fails.
     const first = constraints[NOT_NULL_CONSTRAINT] ?? Object.values(constraints)[0];
-    const own = first === undefined ? [] : [`${path}: ${stripProperty(first, error.property)}`];
+    // A field that is absent (optional ones are skipped when absent) is simply required: "query is
+    // required", not the first rule its absence also breaks ("must be shorter than 512 characters").
+    const missing = error.value === undefined && first !== undefined;
+    const own = first === undefined ? [] : [missing ? `${path} is required` : `${path}: ${stripProperty(first, error.property)}`];
     return own.concat(describeValidationErrors(error.children ?? [], path));
   });
 }
