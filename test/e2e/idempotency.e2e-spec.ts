@@ -86,7 +86,11 @@ describe('Idempotency-Key on creates', () => {
     await send(busy).expect(201);
     await t.dataSource.query(`UPDATE idempotency_keys SET state = 'in_flight', locked_until = now() + interval '1 minute' WHERE key = $1`, [busy]);
     expectErrorEnvelope(await send(busy), 409, /in progress/);
+    // Committed, answer not recorded yet, lease alive: the attempt is finishing (a race), still in progress.
     await t.dataSource.query(`UPDATE idempotency_keys SET state = 'committed' WHERE key = $1`, [busy]);
+    expectErrorEnvelope(await send(busy), 409, /in progress/);
+    // Its lease ran out without an answer: the answer was lost.
+    await t.dataSource.query(`UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE key = $1`, [busy]);
     expectErrorEnvelope(await send(busy), 409, /answer was lost/);
     // An attempt that committed nothing and whose lease ran out (its process died) is taken over.
     await t.dataSource.query(`UPDATE idempotency_keys SET state = 'in_flight', locked_until = now() - interval '1 second' WHERE key = $1`, [busy]);

@@ -85,6 +85,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         } catch (error) {
           // The resource exists: answer it. A retry will find the key `committed` and not create twice.
           this.logger.warn({ msg: 'idempotent answer not recorded', err: error });
+          await this.keys.endLease(scope.caller, scope.key).catch(() => undefined);
         }
         return body;
       } catch (error) {

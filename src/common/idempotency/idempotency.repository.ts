@@ -17,6 +17,8 @@ export type Claim = { kind: 'claimed' } | { kind: 'replay'; answer: StoredAnswer
 interface KeyRow {
   fingerprint: string;
   state: 'in_flight' | 'committed' | 'completed';
+  /** The attempt that holds the key is still running (its lease has not run out). */
+  leased?: boolean;
   response_status: number | null;
   response_body: unknown;
   response_location: string | null;
@@ -49,7 +51,7 @@ export class IdempotencyRepository {
       );
       if (claimed.length > 0) return { kind: 'claimed' };
       const [row] = (await this.dataSource.query(
-        `SELECT fingerprint, state, response_status, response_body, response_location
+        `SELECT fingerprint, state, response_status, response_body, response_location, locked_until > now() AS leased
            FROM idempotency_keys WHERE caller = $1 AND key = $2`,
         [caller, key],
       )) as KeyRow[];
@@ -58,7 +60,9 @@ export class IdempotencyRepository {
       if (row.state === 'completed') {
         return { kind: 'replay', answer: { status: row.response_status ?? 201, body: row.response_body, location: row.response_location } };
       }
-      return { kind: row.state === 'committed' ? 'lost' : 'in_flight' };
+      // Committed but no answer yet: while the attempt still holds its lease it is about to record
+      // the answer (a race, not an outage); only once the lease ran out was the answer lost.
+      return { kind: row.state === 'committed' && !row.leased ? 'lost' : 'in_flight' };
     }
     return { kind: 'in_flight' };
   }
@@ -86,9 +90,19 @@ export class IdempotencyRepository {
     );
   }
 
-  /** Frees a key whose request failed before anything committed, so the caller may try again. */
+  /**
+   * Frees a key whose request failed before anything committed, so the caller may try again; a key
+   * whose request committed and then failed keeps its state, and its lease ends (a retry is told the
+   * answer was lost at once, instead of "in progress" until the lease runs out).
+   */
   async release(caller: string, key: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND state = 'in_flight'`, [caller, key]);
+    await this.endLease(caller, key);
+  }
+
+  /** Ends the lease of an attempt that committed but will record no answer. */
+  async endLease(caller: string, key: string): Promise<void> {
+    await this.dataSource.query(`UPDATE idempotency_keys SET locked_until = now() WHERE caller = $1 AND key = $2 AND state = 'committed'`, [caller, key]);
   }
 
   /** Deletes expired keys, a batch at a time; returns how many went. */
