@@ -16,5 +16,26 @@ export function buildOpenApiDocument(app: INestApplication, schemas: Record<stri
     .build();
   const document = SwaggerModule.createDocument(app, config);
   document.components = { ...document.components, schemas: { ...schemas, ...document.components?.schemas } as never };
+  describeIdempotencyKeys(document);
   return document;
+}
+
+/** Every create (a POST answering 201) takes an optional `Idempotency-Key` (common/idempotency). */
+function describeIdempotencyKeys(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    const create = item.post;
+    if (!create?.responses?.['201']) continue;
+    create.parameters = [
+      ...(create.parameters ?? []),
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes a retry safe: the same key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) ' +
+          'instead of creating twice; the same key with another request answers 422, while the first is still running 409.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    ];
+  }
 }
