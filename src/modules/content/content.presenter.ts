@@ -169,7 +169,12 @@ export function presentRevision(
     tags: [],
     variables: revision.variables ?? {},
     createdAt: revision.createdAt.toISOString(),
-    urls: { app: context.config.appLink(`/o/${context.organizationId}/s/${context.spaceId}/~/revisions/${revision.id}`, `/v1/spaces/${context.spaceId}/revisions/${revision.id}`) },
+    urls: {
+      app: context.config.appLink(
+        `/o/${context.organizationId}/s/${context.spaceId}/~/revisions/${revision.id}`,
+        `/v1/spaces/${context.spaceId}/revisions/${revision.id}`,
+      ),
+    },
   };
   if (options.metadata && revision.git) json.git = revision.git;
   return json;
