@@ -1,19 +1,13 @@
-import { Writable } from 'node:stream';
 import { createUser } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { captureLogs } from '../support/log-capture';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('authentication', () => {
   let t: TestApp;
-  const logLines: string[] = [];
+  const { lines: logLines, sink } = captureLogs();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
     t = await createTestApp({ LOG_LEVEL: 'info' }, sink);
   });
   afterAll(() => t.close());

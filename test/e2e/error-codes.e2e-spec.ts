@@ -1,20 +1,14 @@
-import { Writable } from 'node:stream';
 import { addMember, createOrganization } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
+import { captureLogs } from '../support/log-capture';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /** A DomainError answers the public envelope unchanged; its stable code goes to the request's log line. */
 describe('stable error codes over HTTP', () => {
   let t: TestApp;
-  const logLines: string[] = [];
+  const { lines: logLines, sink } = captureLogs();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
     t = await createTestApp({ LOG_LEVEL: 'info' }, sink);
   });
   afterAll(() => t.close());

@@ -1,21 +1,15 @@
-import { Writable } from 'node:stream';
 import { createUser, unique } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
+import { captureLogs } from '../support/log-capture';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /** A forced database failure with a secret planted in the body, the SQL parameters and the query string. */
 describe('error logs', () => {
   let t: TestApp;
-  const logLines: string[] = [];
+  const { lines: logLines, sink } = captureLogs();
   const trigger = `refuse_${unique('t').replace(/-/g, '_')}`;
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
     t = await createTestApp({ LOG_LEVEL: 'info' }, sink);
     // An unanticipated database failure whose message quotes the inserted value, as PostgreSQL's often do.
     await t.dataSource.query(`
