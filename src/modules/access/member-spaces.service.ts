@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Page } from '../../common/pagination/paginate';
 import type { MemberRole } from '../../common/roles';
 import { Membership } from '../organizations/membership.entity';
@@ -9,6 +9,7 @@ import { canListMemberSpaces, levelFromRank, type SpacePermissionsJson } from '.
 import { AccessRepository } from './access.repository';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
 import { SpaceAccessService } from './space-access.service';
+import { accessError } from './access.errors';
 
 export interface MemberSpace {
   /** The member's effective level on the space. */
@@ -29,11 +30,11 @@ export class MemberSpacesService {
 
   async list(caller: User, callerMembership: Membership, userId: string, query: MemberSpacesQueryDto): Promise<Page<MemberSpace>> {
     if (!canListMemberSpaces({ userId: caller.id, role: callerMembership.role }, userId)) {
-      throw new ForbiddenException("Only organization admins can list another member's spaces");
+      throw accessError('access.member_spaces_forbidden', "Only organization admins can list another member's spaces");
     }
     const { organizationId } = callerMembership;
     const member = await this.organizations.findMembership(organizationId, userId);
-    if (!member) throw new NotFoundException(`Member ${userId} not found in organization ${organizationId}`);
+    if (!member) throw accessError('access.member_not_found', `Member ${userId} not found in organization ${organizationId}`);
     // A disabled member keeps their role on paper but reaches nothing.
     if (member.disabled) return { items: [], count: 0 };
     const page = await this.access.listSpacesForMember(organizationId, { userId, role: member.role }, query);
