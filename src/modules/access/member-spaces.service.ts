@@ -3,21 +3,13 @@ import { Page } from '../../common/pagination/paginate';
 import type { MemberRole } from '../../common/roles';
 import { Membership } from '../organizations/membership.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
-import { Space } from '../spaces/space.entity';
 import { User } from '../users/user.entity';
 import { canListMemberSpaces, levelFromRank, type SpacePermissionsJson } from './access.policy';
 import { AccessRepository } from './access.repository';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
 import { SpaceAccessService } from './space-access.service';
 import { accessError } from './access.errors';
-
-export interface MemberSpace {
-  /** The member's effective level on the space. */
-  permission: MemberRole;
-  space: Space;
-  /** The caller's permissions on the space, for its JSON. */
-  permissions: SpacePermissionsJson;
-}
+import type { MemberSpace } from './member-space.read-model';
 
 /** The spaces a member of an organization can access, with their level on each, from the access model. */
 @Injectable()
