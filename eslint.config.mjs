@@ -94,22 +94,6 @@ export default tseslint.config(
     },
   },
   {
-    // FOLLOW-UP (space-access modules, converted after this round): imports that still break the layers.
-    // Warnings, so every lint run lists them; remove a file here once it is converted.
-    files: [
-      'src/modules/access/grant.presenter.ts',
-      'src/modules/access/grants.repository.ts',
-      'src/modules/content/content.policy.ts',
-      'src/modules/content/content.presenter.ts',
-      'src/modules/content/content.service.ts',
-      'src/modules/content/links/links.service.ts',
-      'src/modules/content/revisions.controller.ts',
-      'src/modules/content/search/search.presenter.ts',
-      'src/modules/content/search/search.service.ts',
-    ],
-    rules: { 'no-restricted-imports': 'warn' },
-  },
-  {
     // Plain Node scripts (CommonJS) that run before anything is built.
     files: ['scripts/**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', module: 'writable' } },

@@ -1,16 +1,31 @@
 import type { DomainErrorStatus } from './common/errors/domain-error';
+import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
+import type { CollectionErrorCode } from './modules/collections/collection.errors';
+import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
+import type { SpaceErrorCode } from './modules/spaces/space.errors';
 import type { TeamErrorCode } from './modules/teams/team.errors';
 import type { TranslationErrorCode } from './modules/translations/translation.errors';
 import type { UserErrorCode } from './modules/users/user.errors';
 
 /** Every stable error code: each module declares its own union in `<module>.errors.ts`; add a new module's here. */
 export type ErrorCode =
-  UserErrorCode | OrganizationErrorCode | AdminErrorCode | MemberErrorCode | TeamErrorCode | InviteErrorCode | SamlErrorCode | TranslationErrorCode;
+  | UserErrorCode
+  | OrganizationErrorCode
+  | AdminErrorCode
+  | MemberErrorCode
+  | TeamErrorCode
+  | InviteErrorCode
+  | SamlErrorCode
+  | TranslationErrorCode
+  | AccessErrorCode
+  | SpaceErrorCode
+  | CollectionErrorCode
+  | ContentErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -54,4 +69,43 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'translation.not_found': 404,
   'translation.view_forbidden': 403,
   'translation.manage_forbidden': 403,
+
+  'space.not_found': 404,
+  'space.locked': 403,
+  'space.action_forbidden': 403,
+  'collection.not_found': 404,
+  'collection.action_forbidden': 403,
+  'collection.top_level_forbidden': 403,
+  'access.member_spaces_forbidden': 403,
+  'access.member_not_found': 404,
+  'access.grant_empty': 400,
+  'access.grant_unknown_user': 404,
+  'access.grant_unknown_team': 404,
+  'access.grant_not_found': 404,
+  'access.transfer_same_organization': 400,
+  'access.transfer_forbidden': 403,
+  'access.transfer_target_not_found': 404,
+  'access.transfer_target_forbidden': 403,
+
+  'space.in_collection_outside_collection': 400,
+  'space.retention_expired': 404,
+  'space.not_deleted': 409,
+  'space.move_empty': 400,
+  'space.moved_meanwhile': 409,
+
+  'collection.not_empty': 409,
+  'collection.move_empty': 400,
+  'collection.cycle': 400,
+  'collection.position_self': 400,
+  'collection.position_not_beside': 400,
+  'collection.position_ambiguous': 400,
+  'collection.position_missing': 400,
+
+  'content.revision_not_found': 404,
+  'content.page_not_found': 404,
+  'content.file_not_found': 404,
+  'content.file_data_missing': 404,
+  'content.duplicate_slug': 400,
+  'content.invalid_pages': 400,
+  'content.import_bad_url': 400,
 };

@@ -1,4 +1,5 @@
 import { addMember, createOrganization } from '../support/builders';
+import { createSpace } from '../support/space-builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { captureLogs } from '../support/log-capture';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -46,6 +47,31 @@ describe('stable error codes over HTTP', () => {
       .send({ role: 'edit' });
     expectErrorEnvelope(conflict, 409, /last admin/);
     expect(requestLine('codes-409')).toMatchObject({ errorCode: 'member.last_admin' });
+  });
+
+  it('logs the codes of the space-scoped modules: the route guard, a space rule and a content read', async () => {
+    const org = await createOrganization(t);
+    const space = await createSpace(t, org);
+    const missing = await t.http
+      .get('/v1/spaces/nope')
+      .set(...org.admin.auth)
+      .set('X-Request-Id', 'codes-space-404');
+    expectErrorEnvelope(missing, 404, /Space nope not found/);
+    expect(requestLine('codes-space-404')).toMatchObject({ errorCode: 'space.not_found' });
+
+    const live = await t.http
+      .post(`/v1/spaces/${space.id}/restore`)
+      .set(...org.admin.auth)
+      .set('X-Request-Id', 'codes-space-409');
+    expectErrorEnvelope(live, 409, /is not deleted/);
+    expect(requestLine('codes-space-409')).toMatchObject({ errorCode: 'space.not_deleted' });
+
+    const page = await t.http
+      .get(`/v1/spaces/${space.id}/content/page/nope`)
+      .set(...org.admin.auth)
+      .set('X-Request-Id', 'codes-page-404');
+    expectErrorEnvelope(page, 404, /Page nope not found/);
+    expect(requestLine('codes-page-404')).toMatchObject({ errorCode: 'content.page_not_found' });
   });
 
   it('leaves errorCode off requests that did not fail on a domain rule', async () => {

@@ -1,4 +1,3 @@
-import { ForbiddenException } from '@nestjs/common';
 import { SpaceAccessService } from '../../src/modules/access/space-access.service';
 import { expectRefused } from '../support/access-checks';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
@@ -106,12 +105,18 @@ describe('space permissions', () => {
         .send({ editMode: 'locked' })
         .expect(200);
       for (const action of ['edit', 'merge', 'triggerGitSync'] as const) {
-        await expect(access.require(org.admin.user, space.id, action)).rejects.toThrow(/locked/);
+        await expect(access.require(org.admin.user, space.id, action)).rejects.toMatchObject({
+          code: 'space.locked',
+          message: expect.stringMatching(/locked/),
+        });
       }
       await expect(access.require(org.admin.user, space.id, 'comment')).resolves.toMatchObject({ permissions: { comment: true } });
       const reader = await addMember(t, org, 'read');
-      await expect(access.require(reader.user, space.id, 'edit')).rejects.toThrow(ForbiddenException);
-      await expect(access.resolve((await createUser(t)).user, space.id)).rejects.toThrow(/not found/);
+      await expect(access.require(reader.user, space.id, 'edit')).rejects.toMatchObject({ code: 'space.action_forbidden' });
+      await expect(access.resolve((await createUser(t)).user, space.id)).rejects.toMatchObject({
+        code: 'space.not_found',
+        message: expect.stringMatching(/not found/),
+      });
     });
   });
 

@@ -1,10 +1,11 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { Collection } from '../collections/collection.entity';
 import { User } from '../users/user.entity';
 import { canCreateAtTopLevel, collectionPermissions, levelFromRank, type CollectionAction, type CollectionPermissions } from './access.policy';
 import { AccessRepository } from './access.repository';
+import { accessError } from './access.errors';
 
 export interface CollectionAccess {
   collection: Collection;
@@ -21,7 +22,7 @@ export class CollectionAccessService {
   /** 404 when the collection does not exist or the caller is not in its organization. */
   async resolve(user: User, collectionId: string, manager?: EntityManager): Promise<CollectionAccess> {
     const found = await this.access.findCollection(user.id, collectionId, manager);
-    if (!found || !found.member) throw new NotFoundException(`Collection ${collectionId} not found`);
+    if (!found || !found.member) throw accessError('collection.not_found', `Collection ${collectionId} not found`);
     const level = levelFromRank(found.rank);
     return { collection: found.item, level, permissions: collectionPermissions(level), organizationRole: found.organizationRole };
   }
@@ -29,7 +30,7 @@ export class CollectionAccessService {
   /** resolve() then 403 when permissions[action] is false. */
   async require(user: User, collectionId: string, action: CollectionAction, manager?: EntityManager): Promise<CollectionAccess> {
     const access = await this.resolve(user, collectionId, manager);
-    if (!access.permissions[action]) throw new ForbiddenException(`You do not have the ${action} permission on collection ${collectionId}`);
+    if (!access.permissions[action]) throw accessError('collection.action_forbidden', `You do not have the ${action} permission on collection ${collectionId}`);
     return access;
   }
 
@@ -40,12 +41,14 @@ export class CollectionAccessService {
    */
   async requireCreateIn(user: User, organizationId: string, organizationRole: MemberRoleOrGuest, parentId: string | null): Promise<Collection | null> {
     if (parentId === null) {
-      if (!canCreateAtTopLevel(organizationRole)) throw new ForbiddenException(`You cannot create content at the top level of organization ${organizationId}`);
+      if (!canCreateAtTopLevel(organizationRole))
+        throw accessError('collection.top_level_forbidden', `You cannot create content at the top level of organization ${organizationId}`);
       return null;
     }
     const parent = await this.resolve(user, parentId);
-    if (parent.collection.organizationId !== organizationId) throw new NotFoundException(`Collection ${parentId} not found in organization ${organizationId}`);
-    if (!parent.permissions.create) throw new ForbiddenException(`You do not have the create permission on collection ${parentId}`);
+    if (parent.collection.organizationId !== organizationId)
+      throw accessError('collection.not_found', `Collection ${parentId} not found in organization ${organizationId}`);
+    if (!parent.permissions.create) throw accessError('collection.action_forbidden', `You do not have the create permission on collection ${parentId}`);
     return parent.collection;
   }
 

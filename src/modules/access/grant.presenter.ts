@@ -4,7 +4,7 @@ import { teamPermissions } from '../teams/team.policy';
 import { presentTeam, TeamJson } from '../teams/team.presenter';
 import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
-import type { TeamGrant, UserGrant } from './grants.repository';
+import type { TeamGrant, UserGrant } from './grant.read-model';
 
 /** `UserContentPermission`: a user's explicit role on a space or collection. */
 export interface UserGrantJson {

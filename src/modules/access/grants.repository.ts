@@ -6,32 +6,12 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import type { MemberRole } from '../../common/roles';
 import { Membership } from '../organizations/membership.entity';
-import type { TeamRow } from '../teams/team.presenter';
+import type { TeamRow } from '../teams/team.read-model';
 import { TeamsRepository } from '../teams/teams.repository';
 import { Team } from '../teams/team.entity';
 import { User } from '../users/user.entity';
+import type { GrantSubject, GrantTarget, TeamGrant, UserGrant } from './grant.read-model';
 import { PermissionGrant } from './permission-grant.entity';
-
-/** What grants are on: one space or one collection. */
-export interface GrantTarget {
-  kind: 'space' | 'collection';
-  id: string;
-  organizationId: string;
-}
-
-/** Who a grant is for: one user or one team. */
-export type GrantSubject = { userId: string } | { teamId: string };
-
-export interface UserGrant {
-  grant: PermissionGrant;
-  user: User;
-}
-
-export interface TeamGrant {
-  grant: PermissionGrant;
-  /** The team with its counts and the caller's role in it, as the teams module presents it. */
-  team: TeamRow;
-}
 
 const targetColumn = (target: GrantTarget) => (target.kind === 'space' ? 'space_id' : 'collection_id');
 const subjectColumn = (subject: GrantSubject) => ('userId' in subject ? 'user_id' : 'team_id');

@@ -1,11 +1,14 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import type { MemberRole } from '../../common/roles';
 import { InviteDto } from './dto/invite.dto';
-import { GrantsRepository, GrantSubject, GrantTarget, TeamGrant, UserGrant } from './grants.repository';
+import type { GrantSubject, GrantTarget, TeamGrant, UserGrant } from './grant.read-model';
+import { GrantsRepository } from './grants.repository';
+import type { DomainError } from '../../common/errors/domain-error';
+import { accessError } from './access.errors';
 
 /**
  * Explicit grants on a space or collection. Callers have already checked, through the access
@@ -22,14 +25,14 @@ export class GrantsService {
   async invite(target: GrantTarget, dto: InviteDto): Promise<void> {
     const users = [...new Set(dto.users ?? [])];
     const teams = [...new Set(dto.teams ?? [])];
-    if (users.length === 0 && teams.length === 0) throw new BadRequestException('users: give users, teams or both');
+    if (users.length === 0 && teams.length === 0) throw accessError('access.grant_empty', 'users: give users, teams or both');
     await this.dataSource.transaction(async (em) => {
       const members = await this.grants.membersAmong(target.organizationId, users, em);
       const strangerId = users.find((id) => !members.has(id));
-      if (strangerId) throw new NotFoundException(`users: user ${strangerId} is not in the organization`);
+      if (strangerId) throw accessError('access.grant_unknown_user', `users: user ${strangerId} is not in the organization`);
       const known = await this.grants.teamsAmong(target.organizationId, teams, em);
       const unknownTeam = teams.find((id) => !known.has(id));
-      if (unknownTeam) throw new NotFoundException(`teams: team ${unknownTeam} is not in the organization`);
+      if (unknownTeam) throw accessError('access.grant_unknown_team', `teams: team ${unknownTeam} is not in the organization`);
       for (const userId of users) await this.grants.upsert(target, { userId }, dto.role, em);
       for (const teamId of teams) await this.grants.upsert(target, { teamId }, dto.role, em);
     });
@@ -52,7 +55,7 @@ export class GrantsService {
   }
 }
 
-function notGranted(target: GrantTarget, subject: GrantSubject): NotFoundException {
+function notGranted(target: GrantTarget, subject: GrantSubject): DomainError {
   const who = 'userId' in subject ? `User ${subject.userId}` : `Team ${subject.teamId}`;
-  return new NotFoundException(`${who} has no permission on ${target.kind} ${target.id}`);
+  return accessError('access.grant_not_found', `${who} has no permission on ${target.kind} ${target.id}`);
 }

@@ -6,9 +6,9 @@ import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
-import { presentSpace } from '../spaces/space.presenter';
 import { User } from '../users/user.entity';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
+import { MemberSpaceJson, presentMemberSpace } from './member-space.presenter';
 import { MemberSpacesService } from './member-spaces.service';
 
 @ApiTags('members')
@@ -25,8 +25,13 @@ export class MemberSpacesController {
   @ApiParam({ name: 'organizationId' })
   @ApiOperation({ operationId: 'listSpacesForOrganizationMember', summary: "List the spaces a member can access, with the member's level on each" })
   @ApiOkResponse({ schema: publicListSchema('MemberContentPermission') })
-  async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Param('userId') userId: string, @Query() query: MemberSpacesQueryDto) {
+  async list(
+    @CurrentUser() user: User,
+    @CurrentMembership() membership: Membership,
+    @Param('userId') userId: string,
+    @Query() query: MemberSpacesQueryDto,
+  ): Promise<{ items: MemberSpaceJson[]; count: number; next?: { page: string } }> {
     const page = await this.memberSpaces.list(user, membership, userId, query);
-    return mapPage(page, ({ permission, space, permissions }) => ({ permission, space: presentSpace(space, permissions, this.config) }));
+    return mapPage(page, (item) => presentMemberSpace(item, this.config));
   }
 }

@@ -1,22 +1,15 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Page } from '../../common/pagination/paginate';
 import type { MemberRole } from '../../common/roles';
 import { Membership } from '../organizations/membership.entity';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
-import { Space } from '../spaces/space.entity';
 import { User } from '../users/user.entity';
 import { canListMemberSpaces, levelFromRank, type SpacePermissionsJson } from './access.policy';
 import { AccessRepository } from './access.repository';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
 import { SpaceAccessService } from './space-access.service';
-
-export interface MemberSpace {
-  /** The member's effective level on the space. */
-  permission: MemberRole;
-  space: Space;
-  /** The caller's permissions on the space, for its JSON. */
-  permissions: SpacePermissionsJson;
-}
+import { accessError } from './access.errors';
+import type { MemberSpace } from './member-space.read-model';
 
 /** The spaces a member of an organization can access, with their level on each, from the access model. */
 @Injectable()
@@ -29,11 +22,11 @@ export class MemberSpacesService {
 
   async list(caller: User, callerMembership: Membership, userId: string, query: MemberSpacesQueryDto): Promise<Page<MemberSpace>> {
     if (!canListMemberSpaces({ userId: caller.id, role: callerMembership.role }, userId)) {
-      throw new ForbiddenException("Only organization admins can list another member's spaces");
+      throw accessError('access.member_spaces_forbidden', "Only organization admins can list another member's spaces");
     }
     const { organizationId } = callerMembership;
     const member = await this.organizations.findMembership(organizationId, userId);
-    if (!member) throw new NotFoundException(`Member ${userId} not found in organization ${organizationId}`);
+    if (!member) throw accessError('access.member_not_found', `Member ${userId} not found in organization ${organizationId}`);
     // A disabled member keeps their role on paper but reaches nothing.
     if (member.disabled) return { items: [], count: 0 };
     const page = await this.access.listSpacesForMember(organizationId, { userId, role: member.role }, query);

@@ -1,10 +1,11 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { roleAtLeast, type MemberRoleOrGuest } from '../../common/roles';
 import { Space } from '../spaces/space.entity';
 import { User } from '../users/user.entity';
 import { levelFromRank, spacePermissions, type SpaceAction, type SpacePermissionsJson } from './access.policy';
 import { AccessRepository } from './access.repository';
+import { accessError } from './access.errors';
 
 export type { SpaceAction, SpacePermissions, SpacePermissionsJson } from './access.policy';
 
@@ -40,7 +41,7 @@ export class SpaceAccessService {
   async resolve(user: User, spaceId: string, options: ResolveOptions = {}): Promise<SpaceAccess> {
     const found = await this.access.findSpace(user.id, spaceId, options.manager);
     if (!found || !found.member || (found.item.deletedAt !== null && !options.includeDeleted)) {
-      throw new NotFoundException(`Space ${spaceId} not found`);
+      throw accessError('space.not_found', `Space ${spaceId} not found`);
     }
     const level = levelFromRank(found.rank);
     return { space: found.item, level, permissions: spacePermissions(level, found.item), organizationRole: found.organizationRole };
@@ -52,9 +53,9 @@ export class SpaceAccessService {
     if (!access.permissions[action]) {
       const lockable = LOCKABLE[action];
       if (lockable && access.space.editMode === 'locked' && roleAtLeast(access.level, lockable)) {
-        throw new ForbiddenException(`Space ${spaceId} is locked: its content cannot change until an admin sets editMode to live`);
+        throw accessError('space.locked', `Space ${spaceId} is locked: its content cannot change until an admin sets editMode to live`);
       }
-      throw new ForbiddenException(`You do not have the ${action} permission on space ${spaceId}`);
+      throw accessError('space.action_forbidden', `You do not have the ${action} permission on space ${spaceId}`);
     }
     return access;
   }

@@ -11,7 +11,7 @@ import { InviteDto, UpdateGrantDto } from './dto/invite.dto';
 import { presentTeamGrant, presentUserGrant } from './grant.presenter';
 import { TEAM_GRANTS_SCHEMA, USER_GRANTS_SCHEMA } from './grant-schemas';
 import { GrantsService } from './grants.service';
-import { GrantTarget } from './grants.repository';
+import type { GrantTarget } from './grant.read-model';
 import { SpaceAccess } from './space-access.service';
 import { SpaceAction, CurrentSpaceAccess } from './route-access.guard';
 

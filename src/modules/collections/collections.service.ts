@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -14,6 +14,7 @@ import { CollectionsRepository } from './collections.repository';
 import { ContentTreeService } from './content-tree.service';
 import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';
 import { MoveDto, TransferDto } from './dto/move.dto';
+import { collectionError } from './collection.errors';
 
 export interface CollectionWithPermissions {
   collection: Collection;
@@ -61,7 +62,8 @@ export class CollectionsService {
       await this.tree.lock(collection.organizationId, em);
       const children = await this.collections.countChildren(collectionId, em);
       if (children.spaces > 0 || children.collections > 0) {
-        throw new ConflictException(
+        throw collectionError(
+          'collection.not_empty',
           `Collection ${collectionId} still holds ${children.spaces} space(s) and ${children.collections} collection(s): move or delete them first`,
         );
       }
@@ -72,7 +74,7 @@ export class CollectionsService {
   }
 
   async move(user: User, { collection, organizationRole }: CollectionAccess, dto: MoveDto): Promise<CollectionAccess> {
-    if (dto.parent === undefined && dto.position === undefined) throw new BadRequestException('parent: give parent, position or both');
+    if (dto.parent === undefined && dto.position === undefined) throw collectionError('collection.move_empty', 'parent: give parent, position or both');
     const collectionId = collection.id;
     const parentId = dto.parent === undefined ? collection.parentId : dto.parent;
     if (parentId !== collection.parentId) await this.access.requireCreateIn(user, collection.organizationId, organizationRole, parentId);
@@ -80,7 +82,10 @@ export class CollectionsService {
       await this.tree.lock(collection.organizationId, em);
       // Checked under the tree lock, so two concurrent moves cannot build a cycle between them.
       if (parentId !== null && (await this.collections.isWithin(parentId, collectionId, em))) {
-        throw new BadRequestException(`parent: collection ${parentId} is ${parentId === collectionId ? 'the collection itself' : 'inside the collection'}`);
+        throw collectionError(
+          'collection.cycle',
+          `parent: collection ${parentId} is ${parentId === collectionId ? 'the collection itself' : 'inside the collection'}`,
+        );
       }
       const current = (await this.collections.findById(collectionId, em)) as Collection;
       const position = await this.tree.placeForMove({ kind: 'collection', ...current }, parentId, dto.position, em);

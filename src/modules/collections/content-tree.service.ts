@@ -1,7 +1,8 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ContentTreeRepository, TreeItem, TreeItemKind } from './content-tree.repository';
 import { ContentPositionDto } from './dto/move.dto';
+import { collectionError } from './collection.errors';
 
 /**
  * Where a space or collection goes when it is created, moved or duplicated. Callers hold the
@@ -47,9 +48,10 @@ export class ContentTreeService {
       const anchorId = (pointer.type === 'space' ? pointer.space : pointer.collection) as string;
       const anchor = await this.tree.find(pointer.type, anchorId, manager);
       const field = `position.${side}`;
-      if (anchor?.id === moving.id) throw new BadRequestException(`${field}: cannot place an item next to itself`);
+      if (anchor?.id === moving.id) throw collectionError('collection.position_self', `${field}: cannot place an item next to itself`);
       if (!anchor || anchor.organizationId !== moving.organizationId || anchor.deletedAt !== null || anchor.parentId !== parentId) {
-        throw new BadRequestException(
+        throw collectionError(
+          'collection.position_not_beside',
           `${field}: ${pointer.type} ${anchorId} is not beside the destination (${parentId ? `collection ${parentId}` : 'top level'})`,
         );
       }
@@ -61,8 +63,8 @@ export class ContentTreeService {
 }
 
 function pointedSide(position: ContentPositionDto): 'before' | 'after' {
-  if (position.before && position.after) throw new BadRequestException('position: give either before or after, not both');
+  if (position.before && position.after) throw collectionError('collection.position_ambiguous', 'position: give either before or after, not both');
   if (position.before) return 'before';
   if (position.after) return 'after';
-  throw new BadRequestException('position: give before or after');
+  throw collectionError('collection.position_missing', 'position: give before or after');
 }

@@ -2,16 +2,24 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
+import {
+  presentFile,
+  presentFiles,
+  presentPage,
+  presentPages,
+  presentRevision,
+  RevisionFileJson,
+  RevisionFilesJson,
+  RevisionJson,
+  RevisionPageJson,
+  RevisionPagesJson,
+} from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
-
-/** A wildcard route parameter arrives as its segments; a single encoded parameter as one string. */
-export function joinPath(value: string | string[]): string {
-  return Array.isArray(value) ? value.join('/') : value;
-}
+import { joinPath } from './page-path';
 
 /** The space's active content. */
 @ApiTags('content')
@@ -24,43 +32,52 @@ export class ContentController {
   @Get()
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto) {
-    return this.content.revision(access, undefined, query);
+  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
+    return presentRevision(await this.content.revision(access, undefined), { metadata: query.metadata });
   }
 
   @Get('pages')
   @ApiOperation({ operationId: 'listPages', summary: 'The page tree of the active revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
-  pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() _query: RevisionQueryDto) {
-    return this.content.pages(access, undefined);
+  async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() _query: RevisionQueryDto): Promise<RevisionPagesJson> {
+    return presentPages(await this.content.pages(access, undefined));
   }
 
   @Get('files')
   @ApiOperation({ operationId: 'listFiles', summary: 'Files of the active revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
-  files(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionFilesQueryDto) {
-    return this.content.listFiles(access, undefined, query);
+  async files(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionFilesQueryDto): Promise<RevisionFilesJson> {
+    const { context, page } = await this.content.listFiles(access, undefined, query);
+    return presentFiles(context, page);
   }
 
   @Get('files/:fileId')
   @ApiOperation({ operationId: 'getFileById', summary: 'A file of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
-  file(@CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() _query: RevisionQueryDto) {
-    return this.content.file(access, undefined, fileId);
+  async file(@CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() _query: RevisionQueryDto): Promise<RevisionFileJson> {
+    const { context, file } = await this.content.file(access, undefined, fileId);
+    return presentFile(context, file);
   }
 
   @Get('page/:pageId')
   @ApiOperation({ operationId: 'getPageById', summary: 'A page of the active revision, with its body and sub-pages' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
-  page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto) {
-    return this.content.page(access, undefined, { pageId }, query);
+  async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
+    return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
   @Get('path/*pagePath')
   @ApiParam({ name: 'pagePath', description: 'Path of the page, e.g. `guide/install` (slashes may be encoded)' })
   @ApiOperation({ operationId: 'getPageByPath', summary: 'A page of the active revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
-  pageByPath(@CurrentSpaceAccess() access: SpaceAccess, @Param('pagePath') pagePath: string | string[], @Query() query: PageQueryDto) {
-    return this.content.page(access, undefined, { path: joinPath(pagePath) }, query);
+  async pageByPath(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('pagePath') pagePath: string | string[],
+    @Query() query: PageQueryDto,
+  ): Promise<RevisionPageJson> {
+    return presentPage(await this.content.page(access, undefined, { path: joinPath(pagePath) }, query), {
+      format: query.format,
+      refs: query['format.markdown.refs'],
+    });
   }
 }

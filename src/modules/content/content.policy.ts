@@ -1,4 +1,4 @@
-import type { SpaceAction } from '../access/space-access.service';
+import type { SpaceAction } from '../access/access.policy';
 
 /**
  * What each content action needs on the space. Reading content (revisions, pages, files, links,

@@ -1,21 +1,102 @@
-import { AppConfig } from '../../config/app-config';
-import type { PageWithBody } from './content.read-model';
+import type { Page } from '../../common/pagination/paginate';
+import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } from './content.read-model';
 import { toJsonDocument } from './markdown/json-document';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
-import { PageLayout } from './revision-page.entity';
-import { RevisionReusableContent } from './revision-reusable-content.entity';
-import { Revision } from './revision.entity';
+import { PageCover, PageLayout } from './revision-page.entity';
+import { RevisionGit, RevisionType } from './revision.entity';
 
-type Json = Record<string, unknown>;
+/** `RevisionFile` of the public description. */
+export interface RevisionFileJson {
+  id: string;
+  name: string;
+  contentType: string;
+  downloadURL: string;
+  size: number;
+  dimensions?: { width: number; height: number };
+}
 
-/** Where a revision is read from: its space, and whether it is the active one (URLs differ). */
-export interface RevisionContext {
-  config: AppConfig;
-  organizationId: string;
-  spaceId: string;
-  revisionId: string;
-  active: boolean;
+/** What every `RevisionPage` variant shows. */
+interface RevisionPageCommonJson {
+  id: string;
+  title: string;
+  emoji?: string;
+  icon?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `RevisionPageLink`. */
+export interface RevisionPageLinkJson extends RevisionPageCommonJson {
+  kind: 'link';
+  type: 'link';
+  target: Record<string, string>;
+  hidden: boolean;
+  href?: string;
+}
+
+interface RevisionPageFlagsJson {
+  hidden: boolean;
+  noIndex: boolean;
+  noRobotsIndex: boolean;
+}
+
+/** `RevisionPageGroup`. */
+export interface RevisionPageGroupJson extends RevisionPageCommonJson, RevisionPageFlagsJson {
+  kind: 'group';
+  type: 'group';
+  slug: string | null;
+  path: string | null;
+  pages: RevisionPageJson[];
+}
+
+/** `RevisionPageDocument`, with its body as markdown or as the document tree. */
+export interface RevisionPageDocumentJson extends RevisionPageCommonJson, RevisionPageFlagsJson {
+  kind: 'sheet';
+  type: 'document';
+  urls: { app: string };
+  slug: string | null;
+  path: string | null;
+  pages: RevisionPageJson[];
+  layout: Record<string, unknown>;
+  tags: string[];
+  description?: string;
+  cover?: PageCover;
+  variables?: Record<string, string | number | boolean>;
+  documentId?: string;
+  document?: Record<string, unknown>;
+  markdown?: string;
+}
+
+/** `RevisionPage` of the public description: one of its variants. */
+export type RevisionPageJson = RevisionPageLinkJson | RevisionPageGroupJson | RevisionPageDocumentJson;
+
+/** `Revision` of the public description. */
+export interface RevisionJson {
+  object: 'revision';
+  id: string;
+  type: RevisionType;
+  parents: string[];
+  pages: RevisionPageJson[];
+  files: RevisionFileJson[];
+  reusableContents: { id: string; title: string; document?: string }[];
+  tags: string[];
+  variables: Record<string, string | number | boolean>;
+  createdAt: string;
+  urls: { app: string };
+  git?: RevisionGit;
+}
+
+/** The page tree of a revision (`listPages`). */
+export interface RevisionPagesJson {
+  pages: RevisionPageJson[];
+}
+
+/** A page of a revision's files (`listFiles`). */
+export interface RevisionFilesJson {
+  items: RevisionFileJson[];
+  count: number;
+  next?: { page: string };
 }
 
 export interface BodyOptions {
@@ -61,8 +142,8 @@ export function pageAppUrl(context: RevisionContext, path: string | null): strin
   return context.config.appLink(`${revisionBase(context)}${encoded ? `/${encoded}` : ''}`, `${revisionApiBase(context)}${encoded ? `/path/${encoded}` : ''}`);
 }
 
-export function presentFile(context: RevisionContext, file: RevisionFile): Json {
-  const json: Json = {
+export function presentFile(context: RevisionContext, file: RevisionFile): RevisionFileJson {
+  const json: RevisionFileJson = {
     id: file.fileId,
     name: file.name,
     contentType: file.contentType,
@@ -72,6 +153,11 @@ export function presentFile(context: RevisionContext, file: RevisionFile): Json 
   };
   if (file.width !== null && file.height !== null) json.dimensions = { width: file.width, height: file.height };
   return json;
+}
+
+/** A page of a revision's files. */
+export function presentFiles(context: RevisionContext, page: Page<RevisionFile>): RevisionFilesJson {
+  return { ...page, items: page.items.map((file) => presentFile(context, file)) };
 }
 
 /**
@@ -98,33 +184,36 @@ export class PagePresenter {
   }
 
   /** The top of the tree (pages without a parent), nested. */
-  roots(): Json[] {
+  roots(): RevisionPageJson[] {
     return (this.children.get(null) ?? []).map((page) => this.present(page, DEFAULT_BODY));
   }
 
   /** One page with its descendants; `body` applies to that page, its children show markdown. */
-  page(page: PageWithBody, body: BodyOptions = DEFAULT_BODY): Json {
+  page(page: PageWithBody, body: BodyOptions = DEFAULT_BODY): RevisionPageJson {
     return this.present(page, body);
   }
 
-  private present(page: PageWithBody, body: BodyOptions): Json {
-    const common: Json = { id: page.pageId, title: page.title };
-    if (page.emoji) common.emoji = page.emoji;
-    if (page.icon) common.icon = page.icon;
-    common.createdAt = page.createdAt.toISOString();
-    common.updatedAt = page.updatedAt.toISOString();
+  private present(page: PageWithBody, body: BodyOptions): RevisionPageJson {
+    const common: RevisionPageCommonJson = {
+      id: page.pageId,
+      title: page.title,
+      ...(page.emoji ? { emoji: page.emoji } : {}),
+      ...(page.icon ? { icon: page.icon } : {}),
+      createdAt: page.createdAt.toISOString(),
+      updatedAt: page.updatedAt.toISOString(),
+    };
     const nested = () => (this.children.get(page.pageId) ?? []).filter((child) => child.kind !== 'group').map((child) => this.present(child, DEFAULT_BODY));
 
     if (page.kind === 'link') {
       const target = page.linkTarget ?? { kind: 'url', url: '' };
-      const json: Json = { ...common, kind: 'link', type: 'link', target, hidden: page.hidden };
+      const json: RevisionPageLinkJson = { ...common, kind: 'link', type: 'link', target, hidden: page.hidden };
       if (target.kind === 'url') json.href = target.url;
       return json;
     }
     const flags = { hidden: page.hidden, noIndex: page.noIndex, noRobotsIndex: page.noRobotsIndex };
     if (page.kind === 'group') return { ...common, kind: 'group', type: 'group', slug: page.slug, path: page.path, ...flags, pages: nested() };
 
-    const json: Json = {
+    const json: RevisionPageDocumentJson = {
       ...common,
       kind: 'sheet',
       type: 'document',
@@ -148,24 +237,19 @@ export class PagePresenter {
   }
 }
 
-export function presentRevision(
-  context: RevisionContext,
-  revision: Revision,
-  content: { pages: PageWithBody[]; files: RevisionFile[]; reusableContents: RevisionReusableContent[] },
-  options: { metadata: boolean },
-): Json {
-  const json: Json = {
+export function presentRevision({ context, revision, pages, files, reusableContents }: RevisionContent, options: { metadata: boolean }): RevisionJson {
+  const json: RevisionJson = {
     object: 'revision',
     id: revision.id,
     type: revision.type,
     parents: revision.parents,
-    pages: new PagePresenter(context, content.pages).roots(),
-    files: content.files.map((file) => presentFile(context, file)),
-    reusableContents: content.reusableContents.map((reusable) => {
-      const item: Json = { id: reusable.reusableContentId, title: reusable.title };
-      if (reusable.documentId) item.document = reusable.documentId;
-      return item;
-    }),
+    pages: new PagePresenter(context, pages).roots(),
+    files: files.map((file) => presentFile(context, file)),
+    reusableContents: reusableContents.map((reusable) => ({
+      id: reusable.reusableContentId,
+      title: reusable.title,
+      ...(reusable.documentId ? { document: reusable.documentId } : {}),
+    })),
     tags: [],
     variables: revision.variables ?? {},
     createdAt: revision.createdAt.toISOString(),
@@ -178,4 +262,14 @@ export function presentRevision(
   };
   if (options.metadata && revision.git) json.git = revision.git;
   return json;
+}
+
+/** The page tree of a revision. */
+export function presentPages({ context, pages }: RevisionPages): RevisionPagesJson {
+  return { pages: new PagePresenter(context, pages).roots() };
+}
+
+/** One page (the first of `pages`) with its descendants, its body as `body` asks. */
+export function presentPage({ context, pages, paths }: RevisionPages, body: BodyOptions): RevisionPageJson {
+  return new PagePresenter(context, pages, paths).page(pages[0], body);
 }

@@ -1,4 +1,47 @@
+import type { AppConfig } from '../../config/app-config';
+import type { Page } from '../../common/pagination/paginate';
+import type { RevisionFile } from './revision-file.entity';
 import type { RevisionPage } from './revision-page.entity';
+import type { RevisionReusableContent } from './revision-reusable-content.entity';
+import type { Revision } from './revision.entity';
 
 /** A page of a revision with its markdown body (null for groups and links, which have none). */
 export type PageWithBody = RevisionPage & { markdown: string | null };
+
+/** Where a revision is read from: its space, and whether it is the active one (URLs differ). */
+export interface RevisionContext {
+  config: AppConfig;
+  organizationId: string;
+  spaceId: string;
+  revisionId: string;
+  active: boolean;
+}
+
+/** A whole revision as the content service reads it: the revision, its pages (with bodies), files and reusable contents. */
+export interface RevisionContent {
+  context: RevisionContext;
+  revision: Revision;
+  pages: PageWithBody[];
+  files: RevisionFile[];
+  reusableContents: RevisionReusableContent[];
+}
+
+/** A page tree read from a revision: the pages to show (a whole tree, or one page's subtree with that page first). */
+export interface RevisionPages {
+  context: RevisionContext;
+  pages: PageWithBody[];
+  /** Every page's path in the revision, when page refs are shown relative to the page. */
+  paths?: Map<string, string | null>;
+}
+
+/** One file of a revision. */
+export interface RevisionFileRead {
+  context: RevisionContext;
+  file: RevisionFile;
+}
+
+/** A page of a revision's files. */
+export interface RevisionFilesPage {
+  context: RevisionContext;
+  page: Page<RevisionFile>;
+}

@@ -1,9 +1,10 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccess } from '../access/space-access.service';
-import { PagePresenter, presentFile, presentRevision, RevisionContext } from './content.presenter';
+import type { RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
 import { ContentRepository } from './content.repository';
-import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
+import { contentError } from './content.errors';
+import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
 
@@ -29,7 +30,7 @@ export class ContentService {
     const spaceId = access.space.id;
     const id = revisionId ?? access.space.revisionId;
     const revision = await this.content.findRevision(spaceId, id);
-    if (!revision) throw new NotFoundException(`Revision ${id} not found in space ${spaceId}`);
+    if (!revision) throw contentError('content.revision_not_found', `Revision ${id} not found in space ${spaceId}`);
     return {
       access,
       revision,
@@ -43,55 +44,55 @@ export class ContentService {
     };
   }
 
-  async revision(access: SpaceAccess, revisionId: string | undefined, query: RevisionQueryDto) {
+  async revision(access: SpaceAccess, revisionId: string | undefined): Promise<RevisionContent> {
     const { revision, context } = await this.open(access, revisionId);
     const [pages, files, reusableContents] = await Promise.all([
       this.content.pages(revision.id),
       this.content.files(revision.id),
       this.content.reusableContents(revision.id),
     ]);
-    return presentRevision(context, revision, { pages, files, reusableContents }, { metadata: query.metadata });
+    return { context, revision, pages, files, reusableContents };
   }
 
-  async pages(access: SpaceAccess, revisionId: string | undefined) {
+  async pages(access: SpaceAccess, revisionId: string | undefined): Promise<RevisionPages> {
     const { revision, context } = await this.open(access, revisionId);
-    return { pages: new PagePresenter(context, await this.content.pages(revision.id)).roots() };
+    return { context, pages: await this.content.pages(revision.id) };
   }
 
-  async page(access: SpaceAccess, revisionId: string | undefined, where: { pageId: string } | { path: string }, query: PageQueryDto) {
+  /** One page and its descendants (the page first); with every page's path when refs are to be relative. */
+  async page(access: SpaceAccess, revisionId: string | undefined, where: { pageId: string } | { path: string }, query: PageQueryDto): Promise<RevisionPages> {
     const { revision, context } = await this.open(access, revisionId);
     const subtree = await this.content.subtree(revision.id, where);
     if (subtree.length === 0) {
-      throw new NotFoundException('pageId' in where ? `Page ${where.pageId} not found` : `No page at path ${where.path}`);
+      throw contentError('content.page_not_found', 'pageId' in where ? `Page ${where.pageId} not found` : `No page at path ${where.path}`);
     }
     // Relative refs need every page's path, not only the subtree's.
     const paths = query['format.markdown.refs'] === 'relative' ? await this.content.pagePaths(revision.id) : undefined;
-    return new PagePresenter(context, subtree, paths).page(subtree[0], { format: query.format, refs: query['format.markdown.refs'] });
+    return { context, pages: subtree, paths };
   }
 
-  async listFiles(access: SpaceAccess, revisionId: string | undefined, query: RevisionFilesQueryDto) {
+  async listFiles(access: SpaceAccess, revisionId: string | undefined, query: RevisionFilesQueryDto): Promise<RevisionFilesPage> {
     const { revision, context } = await this.open(access, revisionId);
-    const page = await this.content.listFiles(revision.id, query);
-    return { ...page, items: page.items.map((file) => presentFile(context, file)) };
+    return { context, page: await this.content.listFiles(revision.id, query) };
   }
 
-  async file(access: SpaceAccess, revisionId: string | undefined, fileId: string) {
+  async file(access: SpaceAccess, revisionId: string | undefined, fileId: string): Promise<RevisionFileRead> {
     const { context, file } = await this.findFile(access, revisionId, fileId);
-    return presentFile(context, file);
+    return { context, file };
   }
 
   /** A file's bytes, checked like every read of the space (the download URL carries no secret). */
   async download(access: SpaceAccess, revisionId: string, fileId: string): Promise<{ file: RevisionFile; data: Buffer }> {
     const { file } = await this.findFile(access, revisionId, fileId);
     const data = await this.content.blobData(file.blobId);
-    if (!data) throw new NotFoundException(`File ${fileId} has no stored content`);
+    if (!data) throw contentError('content.file_data_missing', `File ${fileId} has no stored content`);
     return { file, data };
   }
 
   async findFile(access: SpaceAccess, revisionId: string | undefined, fileId: string): Promise<ReadableRevision & { file: RevisionFile }> {
     const readable = await this.open(access, revisionId);
     const file = await this.content.findFile(readable.revision.id, fileId);
-    if (!file) throw new NotFoundException(`File ${fileId} not found`);
+    if (!file) throw contentError('content.file_not_found', `File ${fileId} not found`);
     return { ...readable, file };
   }
 }

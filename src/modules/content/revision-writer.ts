@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { EntityManager, In } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -11,6 +11,7 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
+import { contentError } from './content.errors';
 
 /** Text search configuration of every tsvector Quire builds. */
 export const SEARCH_CONFIG = 'english';
@@ -126,11 +127,11 @@ export class RevisionWriter {
   private checkTree(pages: DraftPage[]): Map<string, string | null> {
     const nodes = pages.map((page) => ({ id: page.pageId, parentId: page.parentId, slug: page.slug }));
     const duplicates = duplicateSiblingSlugs(nodes);
-    if (duplicates.length > 0) throw new BadRequestException(`slug: pages ${duplicates.slice(0, 5).join(', ')} repeat a sibling's slug`);
+    if (duplicates.length > 0) throw contentError('content.duplicate_slug', `slug: pages ${duplicates.slice(0, 5).join(', ')} repeat a sibling's slug`);
     try {
       return derivePaths(nodes);
     } catch (error) {
-      throw new BadRequestException(`pages: ${(error as Error).message}`);
+      throw contentError('content.invalid_pages', `pages: ${(error as Error).message}`);
     }
   }
 

@@ -2,13 +2,25 @@ import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { publicSchema } from '../../common/openapi/public-schema';
-import { joinPath } from './content.controller';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
+import {
+  presentFile,
+  presentFiles,
+  presentPage,
+  presentPages,
+  presentRevision,
+  RevisionFileJson,
+  RevisionFilesJson,
+  RevisionJson,
+  RevisionPageJson,
+  RevisionPagesJson,
+} from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
+import { joinPath } from './page-path';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
@@ -21,29 +33,44 @@ export class RevisionsController {
   @Get()
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  revision(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto) {
-    return this.content.revision(access, revisionId, query);
+  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
+    return presentRevision(await this.content.revision(access, revisionId), { metadata: query.metadata });
   }
 
   @Get('pages')
   @ApiOperation({ operationId: 'listPagesInRevisionById', summary: 'The page tree of a revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
-  pages(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() _query: RevisionQueryDto) {
-    return this.content.pages(access, revisionId);
+  async pages(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Query() _query: RevisionQueryDto,
+  ): Promise<RevisionPagesJson> {
+    return presentPages(await this.content.pages(access, revisionId));
   }
 
   @Get('files')
   @ApiOperation({ operationId: 'listFilesInRevisionById', summary: 'Files of a revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
-  files(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionFilesQueryDto) {
-    return this.content.listFiles(access, revisionId, query);
+  async files(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Query() query: RevisionFilesQueryDto,
+  ): Promise<RevisionFilesJson> {
+    const { context, page } = await this.content.listFiles(access, revisionId, query);
+    return presentFiles(context, page);
   }
 
   @Get('files/:fileId')
   @ApiOperation({ operationId: 'getFileInRevisionById', summary: 'A file of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
-  file(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Param('fileId') fileId: string, @Query() _query: RevisionQueryDto) {
-    return this.content.file(access, revisionId, fileId);
+  async file(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('fileId') fileId: string,
+    @Query() _query: RevisionQueryDto,
+  ): Promise<RevisionFileJson> {
+    const { context, file } = await this.content.file(access, revisionId, fileId);
+    return presentFile(context, file);
   }
 
   @Get('files/:fileId/download')
@@ -74,20 +101,28 @@ export class RevisionsController {
   @Get('page/:pageId')
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
-  page(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Param('pageId') pageId: string, @Query() query: PageQueryDto) {
-    return this.content.page(access, revisionId, { pageId }, query);
+  async page(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('pageId') pageId: string,
+    @Query() query: PageQueryDto,
+  ): Promise<RevisionPageJson> {
+    return presentPage(await this.content.page(access, revisionId, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
   @Get('path/*pagePath')
   @ApiParam({ name: 'pagePath', description: 'Path of the page, e.g. `guide/install` (slashes may be encoded)' })
   @ApiOperation({ operationId: 'getPageInRevisionByPath', summary: 'A page of a revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
-  pageByPath(
+  async pageByPath(
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
-  ) {
-    return this.content.page(access, revisionId, { path: joinPath(pagePath) }, query);
+  ): Promise<RevisionPageJson> {
+    return presentPage(await this.content.page(access, revisionId, { path: joinPath(pagePath) }, query), {
+      format: query.format,
+      refs: query['format.markdown.refs'],
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SpaceAction } from '../access/access.policy';
@@ -8,6 +8,7 @@ import { User } from '../users/user.entity';
 import { Space } from './space.entity';
 import { visibilityIn } from './space.rules';
 import { NewSpace, SpaceChanges, SpaceWritesRepository } from './space-writes.repository';
+import { accessError } from '../access/access.errors';
 
 /** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
 export interface SpaceWrite {
@@ -57,7 +58,7 @@ export class SpaceUnitOfWork {
   run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {
     return this.dataSource.transaction(async (em) => {
       await options.lockFirst?.(em);
-      if (!(await this.rows.lock(spaceId, em))) throw new NotFoundException(`Space ${spaceId} not found`);
+      if (!(await this.rows.lock(spaceId, em))) throw accessError('space.not_found', `Space ${spaceId} not found`);
       const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
       return work(this.writeOf(caller, access, em, options));
     });

@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -21,6 +21,7 @@ import { SpaceRetentionService } from './space-retention.service';
 import { SpaceUnitOfWork } from './space-unit-of-work';
 import { SpaceChanges } from './space-writes.repository';
 import { SpacesRepository } from './spaces.repository';
+import { spaceError } from './space.errors';
 
 export interface SpaceWithPermissions {
   space: Space;
@@ -77,7 +78,7 @@ export class SpacesService {
     return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload }) => {
       // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
       if (dto.visibility === 'in-collection' && space.parentId === null) {
-        throw new BadRequestException('visibility: in-collection is only for a space inside a collection');
+        throw spaceError('space.in_collection_outside_collection', 'visibility: in-collection is only for a space inside a collection');
       }
       const changes: SpaceChanges = {};
       if (dto.title !== undefined) changes.title = dto.title;
@@ -106,9 +107,9 @@ export class SpacesService {
       'admin',
       async ({ space, update, reload }) => {
         if (space.deletedAt !== null && !this.retention.isRestorable(space.deletedAt)) {
-          throw new NotFoundException(`Space ${spaceId} not found: it was deleted more than the retention period ago`);
+          throw spaceError('space.retention_expired', `Space ${spaceId} not found: it was deleted more than the retention period ago`);
         }
-        if (space.deletedAt === null) throw new ConflictException(`Space ${spaceId} is not deleted`);
+        if (space.deletedAt === null) throw spaceError('space.not_deleted', `Space ${spaceId} is not deleted`);
         await update({ deletedAt: null });
         return reload();
       },
@@ -148,7 +149,7 @@ export class SpacesService {
   }
 
   async move(user: User, current: SpaceAccess, dto: MoveDto): Promise<SpaceAccess> {
-    if (dto.parent === undefined && dto.position === undefined) throw new BadRequestException('parent: give parent, position or both');
+    if (dto.parent === undefined && dto.position === undefined) throw spaceError('space.move_empty', 'parent: give parent, position or both');
     const { organizationId, id: spaceId } = current.space;
     const parentId = dto.parent === undefined ? current.space.parentId : dto.parent;
     if (parentId !== current.space.parentId) await this.collectionAccess.requireCreateIn(user, organizationId, current.organizationRole, parentId);
@@ -200,7 +201,8 @@ export class SpacesService {
 
   /** The tree lock taken was the organization's the space was in before the lock: a transfer in between makes the caller retry. */
   private stillIn(space: Space, organizationId: string): void {
-    if (space.organizationId !== organizationId) throw new ConflictException(`Space ${space.id} moved to another organization meanwhile; try again`);
+    if (space.organizationId !== organizationId)
+      throw spaceError('space.moved_meanwhile', `Space ${space.id} moved to another organization meanwhile; try again`);
   }
 
   private async withPermissions(user: User, page: Page<Space>): Promise<Page<SpaceWithPermissions>> {

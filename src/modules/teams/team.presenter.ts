@@ -6,9 +6,6 @@ import type { TeamMemberRole } from './team-member.entity';
 import type { TeamPermissions } from './team.policy';
 import type { TeamRow } from './team.read-model';
 
-/** @deprecated Import it from `./team.read-model`. Kept until `access/grants.repository.ts` is moved over (follow-up). */
-export type { TeamRow } from './team.read-model';
-
 /** `Team` as the API shows it (section 2.15). */
 export interface TeamJson {
   object: 'team';

@@ -7,7 +7,8 @@ import { CurrentMembership, OrgRole } from '../organizations/organization-member
 import { CreateTeamDto, UpdateTeamDto } from './dto/create-team.dto';
 import { ListTeamsQueryDto } from './dto/list-teams-query.dto';
 import { teamPermissions } from './team.policy';
-import { presentTeam, TeamJson, TeamRow } from './team.presenter';
+import { presentTeam, TeamJson } from './team.presenter';
+import type { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
 
 @ApiTags('teams')

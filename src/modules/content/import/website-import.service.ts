@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../../common/ids';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
@@ -14,6 +14,7 @@ import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../revision-
 import { htmlToMarkdown } from './html-to-markdown';
 import { CrawlResult, SiteCrawler, StartPageError } from './site-crawler';
 import { inScope, normalizePageUrl, planTree, spacePathOf } from './site-scope';
+import { contentError } from '../content.errors';
 
 export interface ImportResult {
   revision: string;
@@ -64,7 +65,7 @@ export class WebsiteImportService {
     try {
       return await crawler.crawl(url);
     } catch (error) {
-      if (error instanceof StartPageError) throw new BadRequestException(`url: ${error.message}`);
+      if (error instanceof StartPageError) throw contentError('content.import_bad_url', `url: ${error.message}`);
       throw error;
     }
   }

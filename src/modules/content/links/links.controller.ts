@@ -5,6 +5,7 @@ import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
 import { BACKLINKS_SCHEMA, LINKS_SCHEMA } from './link.schemas';
 import { LinksQueryDto } from '../dto/links-query.dto';
+import { BacklinksJson, LinksJson, presentBacklinks, presentLinks } from './link.presenter';
 import { LinksService } from './links.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
@@ -21,21 +22,31 @@ export class LinksController {
   @Get('links')
   @ApiOperation({ operationId: 'listSpaceLinks', summary: 'Links in the pages of the space, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  space(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Query() query: LinksQueryDto) {
-    return this.links.list(user, access, query);
+  async space(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Query() query: LinksQueryDto): Promise<LinksJson> {
+    return presentLinks(await this.links.list(user, access, query));
   }
 
   @Get('content/page/:pageId/links')
   @ApiOperation({ operationId: 'listPageLinks', summary: 'Links in one page, with stats' })
   @ApiOkResponse({ schema: LINKS_SCHEMA })
-  page(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: LinksQueryDto) {
-    return this.links.list(user, access, query, pageId);
+  async page(
+    @CurrentUser() user: User,
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('pageId') pageId: string,
+    @Query() query: LinksQueryDto,
+  ): Promise<LinksJson> {
+    return presentLinks(await this.links.list(user, access, query, pageId));
   }
 
   @Get('content/files/:fileId/backlinks')
   @ApiOperation({ operationId: 'listFileBacklinks', summary: 'Pages that reference a file' })
   @ApiOkResponse({ schema: BACKLINKS_SCHEMA })
-  backlinks(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() query: ListQueryDto) {
-    return this.links.backlinks(user, access, fileId, query);
+  async backlinks(
+    @CurrentUser() user: User,
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('fileId') fileId: string,
+    @Query() query: ListQueryDto,
+  ): Promise<BacklinksJson> {
+    return presentBacklinks(await this.links.backlinks(user, access, fileId, query));
   }
 }

@@ -6,12 +6,8 @@ import { Page, paginate } from '../../../common/pagination/paginate';
 import { RevisionFile } from '../revision-file.entity';
 import { RevisionLink, type LinkStatus } from '../revision-link.entity';
 import type { PageWithBody } from '../content.read-model';
+import type { LinkStats } from './link.read-model';
 import { RevisionPage } from '../revision-page.entity';
-
-export interface LinkStats {
-  total: number;
-  broken: number;
-}
 
 /** A revision's classified links (one row per distinct target) and the pages behind them. */
 @Injectable()

@@ -4,25 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import { SEARCH_CONFIG } from '../revision-writer';
+import type { SearchHit, SectionHit } from './search.read-model';
 import { SearchPage } from './search-page.entity';
-
-export interface SearchHit {
-  pageId: string;
-  documentId: string | null;
-  title: string;
-  path: string;
-  description: string;
-  ancestors: string[];
-  score: number;
-}
-
-export interface SectionHit {
-  documentId: string;
-  anchor: string;
-  heading: string;
-  body: string;
-  score: number;
-}
 
 // Weights of D, C, B, A (body C, headings and description B, title A): a title match outranks
 // any number of body matches of the same word.

@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { publicListSchema } from '../../../common/openapi/public-schema';
 import { SearchQueryDto } from '../dto/search-query.dto';
+import { presentSearchResults, SearchResultsJson } from './search.presenter';
 import { SearchService } from './search.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
@@ -17,7 +18,7 @@ export class SearchController {
   @Get()
   @ApiOperation({ operationId: 'searchSpaceContent', summary: 'Full-text search of the active revision: pages best first, with matching sections' })
   @ApiOkResponse({ schema: publicListSchema('SearchPageResult') })
-  find(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: SearchQueryDto) {
-    return this.search.search(access, query);
+  async find(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: SearchQueryDto): Promise<SearchResultsJson> {
+    return presentSearchResults(await this.search.search(access, query));
   }
 }

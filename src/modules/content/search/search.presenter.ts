@@ -1,11 +1,44 @@
-import { pageAppUrl, RevisionContext } from '../content.presenter';
-import type { SearchHit, SectionHit } from './search-index.repository';
+import { pageAppUrl } from '../content.presenter';
+import type { RevisionContext } from '../content.read-model';
+import type { SearchHit, SearchResults, SectionHit } from './search.read-model';
 
 // A section's text can be long; results show its beginning.
 const MAX_BODY = 1000;
 
+/** `SearchSectionResult` of the public description. */
+export interface SearchSectionResultJson {
+  id: string;
+  title: string;
+  path: string;
+  score: number;
+  resultType: 'section';
+  body: string;
+  urls: { app: string };
+}
+
+/** `SearchPageResult` of the public description. */
+export interface SearchPageResultJson {
+  id: string;
+  title: string;
+  description: string;
+  path: string;
+  score: number;
+  rank: number;
+  resultType: 'section' | 'page';
+  ancestors: { title: string }[];
+  sections: SearchSectionResultJson[];
+  urls: { app: string };
+}
+
+/** `searchSpaceContent`: a page of results, best first. */
+export interface SearchResultsJson {
+  items: SearchPageResultJson[];
+  count: number;
+  next?: { page: string };
+}
+
 /** `SearchPageResult` of the public description: the page, its ancestors and its matching sections. */
-export function presentSearchResult(context: RevisionContext, hit: SearchHit, rank: number, sections: SectionHit[]) {
+export function presentSearchResult(context: RevisionContext, hit: SearchHit, rank: number, sections: SectionHit[]): SearchPageResultJson {
   const pageUrl = pageAppUrl(context, hit.path);
   return {
     id: hit.pageId,
@@ -27,5 +60,12 @@ export function presentSearchResult(context: RevisionContext, hit: SearchHit, ra
       urls: { app: section.anchor ? `${pageUrl}#${section.anchor}` : pageUrl },
     })),
     urls: { app: pageUrl },
+  };
+}
+
+export function presentSearchResults({ context, page, first, sections }: SearchResults): SearchResultsJson {
+  return {
+    ...page,
+    items: page.items.map((hit, index) => presentSearchResult(context, hit, first + index, hit.documentId ? (sections.get(hit.documentId) ?? []) : [])),
   };
 }

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { SpaceAccess } from '../../access/space-access.service';
 import { ContentService } from '../content.service';
 import { SearchQueryDto } from '../dto/search-query.dto';
-import { SearchIndexRepository, SectionHit } from './search-index.repository';
-import { presentSearchResult } from './search.presenter';
+import { SearchIndexRepository } from './search-index.repository';
+import type { SearchResults, SectionHit } from './search.read-model';
 
 /** Full-text search over a space's active revision. */
 @Injectable()
@@ -13,7 +13,7 @@ export class SearchService {
     private readonly index: SearchIndexRepository,
   ) {}
 
-  async search(access: SpaceAccess, dto: SearchQueryDto) {
+  async search(access: SpaceAccess, dto: SearchQueryDto): Promise<SearchResults> {
     const spaceId = access.space.id;
     const { context } = await this.content.open(access);
     const page = await this.index.search(spaceId, dto.query, dto);
@@ -24,9 +24,6 @@ export class SearchService {
     for (const section of await this.index.sections(documentIds, dto.query)) {
       sections.set(section.documentId, [...(sections.get(section.documentId) ?? []), section]);
     }
-    return {
-      ...page,
-      items: page.items.map((hit, index) => presentSearchResult(context, hit, first + index, hit.documentId ? (sections.get(hit.documentId) ?? []) : [])),
-    };
+    return { context, page, first, sections };
   }
 }
