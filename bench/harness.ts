@@ -64,7 +64,18 @@ export async function load(url: string, headers: Record<string, string>, seconds
   };
 }
 
-export function row(name: string, quire: Figures, bare: Figures): string {
-  const ratio = (quire.requestsPerSecond / bare.requestsPerSecond).toFixed(2);
-  return `| ${name} | ${quire.requestsPerSecond} | ${quire.p50} | ${quire.p99} | ${bare.requestsPerSecond} | ${bare.p50} | ${bare.p99} | ${ratio} |`;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/**
+ * One table row from alternating rounds (Quire, bare, Quire, bare…): the median of each figure, and
+ * the median of the per-round ratios, which a shared machine's drift between rounds does not skew.
+ */
+export function row(name: string, quire: Figures[], bare: Figures[]): string {
+  const ratios = quire.map((q, round) => q.requestsPerSecond / bare[round].requestsPerSecond);
+  const m = (figures: Figures[], key: 'requestsPerSecond' | 'p50' | 'p99') => Math.round(median(figures.map((f) => f[key])));
+  return `| ${name} | ${m(quire, 'requestsPerSecond')} | ${m(quire, 'p50')} | ${m(quire, 'p99')} | ${m(bare, 'requestsPerSecond')} | ${m(bare, 'p50')} | ${m(bare, 'p99')} | ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) |`;
 }
