@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
-import { SpaceWritesModule } from '../spaces/space-writes.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';

@@ -5,8 +5,8 @@ import type { SpaceAction } from '../access/access.policy';
 import { SpaceAccess, SpaceAccessService } from '../access/space-access.service';
 import { SearchIndexRepository } from '../content/search/search-index.repository';
 import { User } from '../users/user.entity';
-import { Space } from './space.entity';
-import { visibilityIn } from './space.rules';
+import { Space } from '../space-model/space.entity';
+import { visibilityIn } from '../space-model/space.rules';
 import { NewSpace, SpaceChanges, SpaceWritesRepository } from './space-writes.repository';
 import { accessError } from '../access/access.errors';
 
