@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import { SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
