@@ -6,6 +6,7 @@ import tseslint from 'typescript-eslint';
  *   config/ → common/ → database/ → health/ → modules/ → src/*.ts (the application: app.module, main, cli)
  * and inside a module: entity / read-model / errors / policy / dto → repository → service (and guards) →
  * presenter → controller → *.module.ts. A presenter is imported by controllers (and other presenters) only.
+ * Between the space modules: space-model/ → access/ → space-writes/ → collections/, content/ → spaces/.
  */
 const role = (message, ...roles) => ({
   regex: `\\.(${roles.join('|')})(\\.ts)?$`,
@@ -82,6 +83,31 @@ export default tseslint.config(
       ),
     ),
   },
+  // Between the space modules, bottom to top: space-model/ → access/ → space-writes/ → collections/, content/
+  // (side by side) → spaces/. Kept with the typescript-eslint twin of the rule, so these patterns add to
+  // the per-role ones above instead of replacing them.
+  ...[
+    ['space-model', 'access', 'space-writes', 'collections', 'content', 'spaces'],
+    ['access', 'space-writes', 'collections', 'content', 'spaces'],
+    ['space-writes', 'collections', 'content', 'spaces'],
+    ['collections', 'content', 'spaces'],
+    ['content', 'collections', 'spaces'],
+  ].map(([folder, ...above]) => ({
+    files: [`src/modules/${folder}/**/*.ts`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `(^|/)(${above.join('|')})/`,
+              message: `modules/${folder}/ imports none of ${above.map((f) => `${f}/`).join(', ')} (space modules, bottom to top: space-model/ → access/ → space-writes/ → collections/ and content/ → spaces/)`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     // A module throws its own declared codes through its *.errors.ts helper (`throw teamError('team.not_found', …)`).
     files: ['src/modules/**/*.ts'],

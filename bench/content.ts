@@ -10,7 +10,7 @@ import { OrganizationsService } from '../src/modules/organizations/organizations
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { TokensService } from '../src/modules/tokens/tokens.service';
 import { UsersService } from '../src/modules/users/users.service';
-import { SpaceUnitOfWork } from '../src/modules/spaces/space-unit-of-work';
+import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
 import type { User } from '../src/modules/users/user.entity';
 import { createTestDatabase } from '../test/support/database';
 import { generatedSite, serveWebsite } from '../test/support/website-fixture';

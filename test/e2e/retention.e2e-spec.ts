@@ -5,7 +5,7 @@ import { Revision } from '../../src/modules/content/revision.entity';
 import { Clock } from '../../src/modules/spaces/clock';
 import { PURGE_DELETED_SPACES } from '../../src/modules/spaces/space-retention.job';
 import { SpaceRetentionService } from '../../src/modules/spaces/space-retention.service';
-import { Space } from '../../src/modules/spaces/space.entity';
+import { Space } from '../../src/modules/space-model/space.entity';
 import { Actor, addMember, createOrganization } from '../support/builders';
 import { TEST_DATABASE_URL } from '../support/database';
 import { expectErrorEnvelope } from '../support/contract';

@@ -1,4 +1,4 @@
-import { POSITION_GAP, POSITION_TRANSFORMER, positionBetween } from '../../src/modules/collections/position';
+import { POSITION_GAP, POSITION_TRANSFORMER, positionBetween } from '../../src/modules/space-model/position';
 
 describe('content tree positions', () => {
   it('starts an empty order at one gap', () => {

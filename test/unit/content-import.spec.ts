@@ -2,7 +2,7 @@ import { extractPage } from '../../src/modules/content/import/html-extract';
 import { htmlToMarkdown } from '../../src/modules/content/import/html-to-markdown';
 import { mapPool } from '../../src/modules/content/import/pool';
 import { inScope, normalizePageUrl, planTree, scopeOf, segmentsOf, spacePathOf } from '../../src/modules/content/import/site-scope';
-import { ancestorTitles } from '../../src/modules/content/search/search-index.repository';
+import { ancestorTitles } from '../../src/modules/space-writes/search-index-writes.repository';
 
 describe('import scope', () => {
   it.each([

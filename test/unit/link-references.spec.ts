@@ -7,8 +7,8 @@ import { organizationPermissions } from '../../src/modules/organizations/organiz
 import { Organization } from '../../src/modules/organizations/organization.entity';
 import { presentOrganization } from '../../src/modules/organizations/organization.presenter';
 import { spacePermissions } from '../../src/modules/access/access.policy';
-import { Space } from '../../src/modules/spaces/space.entity';
-import { presentSpace } from '../../src/modules/spaces/space.presenter';
+import { Space } from '../../src/modules/space-model/space.entity';
+import { presentSpace } from '../../src/modules/space-model/space.presenter';
 import { expectPublicSchema } from '../support/contract';
 
 /** Link references (section 2.19) in every case a link can be in, checked against the public ContentLocation shapes. */

@@ -1,4 +1,5 @@
-import { copyTitle, visibilityIn } from '../../src/modules/spaces/space.rules';
+import { visibilityIn } from '../../src/modules/space-model/space.rules';
+import { copyTitle } from '../../src/modules/spaces/copy-title';
 
 describe('space rules', () => {
   describe('copyTitle', () => {

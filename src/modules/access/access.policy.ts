@@ -1,5 +1,6 @@
 import { MEMBER_ROLES, roleAtLeast, roleRank, type MemberRole, type MemberRoleOrGuest } from '../../common/roles';
-import type { SpaceEditMode } from '../spaces/space.entity';
+import type { SpaceEditMode } from '../space-model/space.entity';
+import type { SpacePermissions, SpacePermissionsJson } from '../space-model/space-permissions';
 
 /**
  * The access model's decisions, as pure functions of a caller's effective level.
@@ -30,24 +31,7 @@ import type { SpaceEditMode } from '../spaces/space.entity';
  *   viewInviteLinks  admin
  */
 
-export interface SpacePermissions {
-  view: boolean;
-  access: boolean;
-  admin: boolean;
-  viewInviteLinks: boolean;
-  edit: boolean;
-  triggerGitSync: boolean;
-  comment: boolean;
-  merge: boolean;
-  review: boolean;
-}
-
 export type SpaceAction = keyof SpacePermissions;
-
-/** The `permissions` object of a space as the public schema has it (one more flag than the route checks use). */
-export interface SpacePermissionsJson extends SpacePermissions {
-  installIntegration: boolean;
-}
 
 export interface CollectionPermissions {
   view: boolean;

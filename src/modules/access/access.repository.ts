@@ -4,9 +4,9 @@ import { DataSource, EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuil
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
-import { Collection } from '../collections/collection.entity';
+import { Collection } from '../space-model/collection.entity';
 import { Membership } from '../organizations/membership.entity';
-import { Space } from '../spaces/space.entity';
+import { Space } from '../space-model/space.entity';
 import { queryPrepared } from '../../database/prepared-query';
 import { COLLECTION_RANK_SQL, guestReachesCollectionSql, guestReachesSpaceSql, SPACE_RANK_SQL } from './effective-level.sql';
 

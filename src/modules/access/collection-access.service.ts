@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
-import { Collection } from '../collections/collection.entity';
+import { Collection } from '../space-model/collection.entity';
 import { User } from '../users/user.entity';
 import { canCreateAtTopLevel, collectionPermissions, levelFromRank, type CollectionAction, type CollectionPermissions } from './access.policy';
 import { AccessRepository } from './access.repository';

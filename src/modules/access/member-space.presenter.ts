@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../config/app-config';
 import type { MemberRole } from '../../common/roles';
-import { presentSpace, SpaceJson } from '../spaces/space.presenter';
+import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import type { MemberSpace } from './member-space.read-model';
 
 /** `MemberContentPermission`: a space a member can access, and their level on it. */

@@ -1,6 +1,6 @@
 import type { MemberRole } from '../../common/roles';
-import type { Space } from '../spaces/space.entity';
-import type { SpacePermissionsJson } from './access.policy';
+import type { Space } from '../space-model/space.entity';
+import type { SpacePermissionsJson } from '../space-model/space-permissions';
 
 /** A space a member can access, with their level on it (`listSpacesForOrganizationMember`). */
 export interface MemberSpace {

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { roleAtLeast, type MemberRoleOrGuest } from '../../common/roles';
-import { Space } from '../spaces/space.entity';
+import { Space } from '../space-model/space.entity';
 import { User } from '../users/user.entity';
-import { levelFromRank, spacePermissions, type SpaceAction, type SpacePermissionsJson } from './access.policy';
+import type { SpacePermissionsJson } from '../space-model/space-permissions';
+import { levelFromRank, spacePermissions, type SpaceAction } from './access.policy';
 import { AccessRepository } from './access.repository';
 import { accessError } from './access.errors';
 
-export type { SpaceAction, SpacePermissions, SpacePermissionsJson } from './access.policy';
+export type { SpaceAction } from './access.policy';
 
 export interface SpaceAccess {
   space: Space;

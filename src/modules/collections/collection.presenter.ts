@@ -1,7 +1,7 @@
 import { AppConfig } from '../../config/app-config';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import type { CollectionPermissions } from '../access/access.policy';
-import { Collection } from './collection.entity';
+import { Collection } from '../space-model/collection.entity';
 
 /** `Collection` as the API shows it (section 2.7). */
 export interface CollectionJson {

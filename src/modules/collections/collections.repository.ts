@@ -5,8 +5,8 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AccessRepository } from '../access/access.repository';
-import { Collection } from './collection.entity';
-import { POSITION_GAP } from './position';
+import { Collection } from '../space-model/collection.entity';
+import { POSITION_GAP } from '../space-model/position';
 
 /** Every collection of the subtree rooted at `$1` (itself included). */
 const SUBTREE = `WITH RECURSIVE subtree (id) AS (

@@ -7,9 +7,9 @@ import { CollectionAccess, CollectionAccessService } from '../access/collection-
 import type { CollectionPermissions } from '../access/access.policy';
 import { TransferAccessService } from '../access/transfer-access.service';
 import { Membership } from '../organizations/membership.entity';
-import { SpaceUnitOfWork } from '../spaces/space-unit-of-work';
+import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
 import { User } from '../users/user.entity';
-import { Collection } from './collection.entity';
+import { Collection } from '../space-model/collection.entity';
 import { CollectionsRepository } from './collections.repository';
 import { ContentTreeService } from './content-tree.service';
 import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { SpaceUnitOfWork } from '../spaces/space-unit-of-work';
-import { POSITION_GAP, positionBetween } from './position';
+import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
+import { POSITION_GAP, positionBetween } from '../space-model/position';
 
 /** Advisory-lock namespace of the content tree (one lock per organization, keyed by the hash of its id). */
 const TREE_LOCK = 0x717569_20;

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
-import { SpaceWritesModule } from '../spaces/space-writes.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
@@ -16,6 +16,7 @@ import { RevisionLifecycleService } from './revision-lifecycle.service';
 import { RevisionWriter } from './revision-writer';
 import { RevisionsController } from './revisions.controller';
 import { SearchController } from './search/search.controller';
+import { SearchIndexRepository } from './search/search-index.repository';
 import { SearchService } from './search/search.service';
 import { Blob } from './blob.entity';
 import { ContentDocument, DocumentSection } from './document.entity';
@@ -36,7 +37,17 @@ import { SearchPage } from './search/search-page.entity';
     SpaceWritesModule,
   ],
   controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
-  providers: [ContentRepository, ContentService, RevisionWriter, RevisionLifecycleService, SearchService, LinksRepository, LinksService, WebsiteImportService],
+  providers: [
+    ContentRepository,
+    ContentService,
+    RevisionWriter,
+    RevisionLifecycleService,
+    SearchIndexRepository,
+    SearchService,
+    LinksRepository,
+    LinksService,
+    WebsiteImportService,
+  ],
   exports: [RevisionLifecycleService, RevisionWriter, ContentRepository],
 })
 export class ContentModule {}

@@ -12,9 +12,8 @@ import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { contentError } from './content.errors';
+import { SEARCH_CONFIG } from '../space-writes/search-index-writes.repository';
 
-/** Text search configuration of every tsvector Quire builds. */
-export const SEARCH_CONFIG = 'english';
 // A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
 const MAX_INDEXED_CHARS = 400_000;
 const CHUNK = 500;

@@ -8,7 +8,7 @@ import { AppConfig } from '../../config/app-config';
 import { CollectionAccess } from '../access/collection-access.service';
 import { CollectionAction, CurrentCollectionAccess } from '../access/route-access.guard';
 import { User } from '../users/user.entity';
-import { presentSpace } from './space.presenter';
+import { presentSpace } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
 
 /** The spaces of a collection: a collections route, served here because it lists spaces. */

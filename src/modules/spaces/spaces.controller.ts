@@ -13,7 +13,7 @@ import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { User } from '../users/user.entity';
 import { CreateSpaceDto, GetSpaceQueryDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
-import { presentSpace, SpaceJson } from './space.presenter';
+import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
 
 @ApiTags('spaces')

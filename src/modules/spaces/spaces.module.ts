@@ -8,11 +8,11 @@ import { Clock } from './clock';
 import { CollectionSpacesController } from './collection-spaces.controller';
 import { SpaceRetentionJob } from './space-retention.job';
 import { SpaceRetentionService } from './space-retention.service';
-import { SpaceWritesModule } from './space-writes.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { SpacesController } from './spaces.controller';
 import { SpacesRepository } from './spaces.repository';
 import { SpacesService } from './spaces.service';
-import { Space } from './space.entity';
+import { Space } from '../space-model/space.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Space]), AccessModule, CollectionsModule, ContentModule, OrganizationsModule, SpaceWritesModule],

@@ -5,7 +5,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { AccessRepository } from '../access/access.repository';
-import { Space } from './space.entity';
+import { Space } from '../space-model/space.entity';
 
 @Injectable()
 export class SpacesRepository {

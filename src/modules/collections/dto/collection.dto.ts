@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsString } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsEntityId } from '../../access/dto/entity-id';
-import { MaxCodePoints } from '../../spaces/dto/max-code-points';
+import { MaxCodePoints } from '../../space-model/dto/max-code-points';
 import { Nullable, Optional, OptionalBody } from '../../../common/validation/presence';
 
 export const COLLECTION_TITLE_MAX = 50;

@@ -4,7 +4,7 @@ import { newId } from '../../../common/ids';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { AppConfig } from '../../../config/app-config';
 import { SpaceAccess } from '../../access/space-access.service';
-import { SpaceUnitOfWork, SpaceWrite } from '../../spaces/space-unit-of-work';
+import { SpaceUnitOfWork, SpaceWrite } from '../../space-writes/space-unit-of-work';
 import { User } from '../../users/user.entity';
 import { CONTENT_POLICY } from '../content.policy';
 import { ContentRepository } from '../content.repository';

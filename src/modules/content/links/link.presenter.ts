@@ -1,5 +1,5 @@
 import { OrganizationJson, presentOrganization } from '../../organizations/organization.presenter';
-import { presentSpace, SpaceJson } from '../../spaces/space.presenter';
+import { presentSpace, SpaceJson } from '../../space-model/space.presenter';
 import { PagePresenter, presentFile, RevisionFileJson, RevisionPageJson } from '../content.presenter';
 import type { PageWithBody, RevisionContext } from '../content.read-model';
 import { RevisionFile } from '../revision-file.entity';

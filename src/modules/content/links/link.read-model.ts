@@ -1,8 +1,8 @@
 import type { Page } from '../../../common/pagination/paginate';
-import type { SpacePermissionsJson } from '../../access/access.policy';
+import type { SpacePermissionsJson } from '../../space-model/space-permissions';
 import type { Organization } from '../../organizations/organization.entity';
 import type { OrganizationPermissions } from '../../organizations/organization.policy';
-import type { Space } from '../../spaces/space.entity';
+import type { Space } from '../../space-model/space.entity';
 import type { PageWithBody, RevisionContext } from '../content.read-model';
 import type { RevisionFile } from '../revision-file.entity';
 import type { RevisionLink } from '../revision-link.entity';

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Matches } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsEntityId } from '../../access/dto/entity-id';
-import { SPACE_EDIT_MODES, SPACE_VISIBILITIES, type SpaceEditMode, type SpaceVisibility } from '../space.entity';
-import { MaxCodePoints } from './max-code-points';
+import { SPACE_EDIT_MODES, SPACE_VISIBILITIES, type SpaceEditMode, type SpaceVisibility } from '../../space-model/space.entity';
+import { MaxCodePoints } from '../../space-model/dto/max-code-points';
 import { Nullable, Optional, OptionalBody } from '../../../common/validation/presence';
 
 /** Section 8: space title and emoji, at most 50 characters each. */

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
-import { POSITION_TRANSFORMER } from '../collections/position';
+import { POSITION_TRANSFORMER } from './position';
 
 export const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];

@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SpaceAction } from '../access/access.policy';
 import { SpaceAccess, SpaceAccessService } from '../access/space-access.service';
-import { SearchIndexRepository } from '../content/search/search-index.repository';
 import { User } from '../users/user.entity';
-import { Space } from './space.entity';
-import { visibilityIn } from './space.rules';
+import { Space } from '../space-model/space.entity';
+import { visibilityIn } from '../space-model/space.rules';
 import { NewSpace, SpaceChanges, SpaceWritesRepository } from './space-writes.repository';
+import { SearchIndexWritesRepository } from './search-index-writes.repository';
 import { accessError } from '../access/access.errors';
 
 /** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
@@ -52,7 +52,7 @@ export class SpaceUnitOfWork {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly rows: SpaceWritesRepository,
     private readonly access: SpaceAccessService,
-    private readonly searchIndex: SearchIndexRepository,
+    private readonly searchIndex: SearchIndexWritesRepository,
   ) {}
 
   run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Space } from './space.entity';
-import { visibilityInSql } from './space.rules';
+import { Space } from '../space-model/space.entity';
+import { visibilityInSql } from '../space-model/space.rules';
 
 /** Value of `revision_id` between a space's insert and its first revision's, in one transaction (the foreign key is checked at commit). */
 const REVISION_PENDING = '';

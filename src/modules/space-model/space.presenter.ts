@@ -1,6 +1,6 @@
 import { AppConfig } from '../../config/app-config';
 import type { MemberRoleOrGuest } from '../../common/roles';
-import type { SpacePermissionsJson } from '../access/access.policy';
+import type { SpacePermissionsJson } from './space-permissions';
 import { Space, SpaceEditMode, SpaceVisibility } from './space.entity';
 
 /** `Space` as the API shows it (section 2.3). */

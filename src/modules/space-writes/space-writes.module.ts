@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
 import { AccessModule } from '../access/access.module';
-import { SearchIndexRepository } from '../content/search/search-index.repository';
 import { SpaceUnitOfWork } from './space-unit-of-work';
 import { SpaceWritesRepository } from './space-writes.repository';
+import { SearchIndexWritesRepository } from './search-index-writes.repository';
 
 /**
  * The write path of spaces (`SpaceUnitOfWork`), below the spaces, collections and content modules
- * that all write through it. It owns the search index's writer too: activating a revision rebuilds it.
+ * that all write through it. It owns the search index's writer too (`SearchIndexWritesRepository`):
+ * activating a revision rebuilds the space's rows.
  */
 @Module({
   imports: [AccessModule],
-  providers: [SpaceUnitOfWork, SpaceWritesRepository, SearchIndexRepository],
-  exports: [SpaceUnitOfWork, SearchIndexRepository],
+  providers: [SpaceUnitOfWork, SpaceWritesRepository, SearchIndexWritesRepository],
+  exports: [SpaceUnitOfWork],
 })
 export class SpaceWritesModule {}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+/** Text search configuration of every tsvector Quire builds. */
+export const SEARCH_CONFIG = 'english';
+const REBUILD_CHUNK = 5000;
+
+/** Titles of each page's ancestors, root first. */
+export function ancestorTitles(pages: { page_id: string; parent_id: string | null; title: string }[]): Map<string, string[]> {
+  const byId = new Map(pages.map((page) => [page.page_id, page]));
+  const memo = new Map<string, string[]>();
+  const of = (id: string, depth: number): string[] => {
+    const known = memo.get(id);
+    if (known) return known;
+    const parent = byId.get(id)?.parent_id;
+    // The depth guard only matters for a corrupt tree (a cycle): the writer refuses those.
+    const parentRow = parent ? byId.get(parent) : undefined;
+    const list = parentRow && depth < 1000 ? [...of(parentRow.page_id, depth + 1), parentRow.title] : [];
+    memo.set(id, list);
+    return list;
+  };
+  for (const page of pages) of(page.page_id, 0);
+  return memo;
+}
+
+/**
+ * The writer of the search index (`search_pages`): one row per page of each space's active revision,
+ * with a weighted tsvector (GIN-indexed). Bodies' tsvectors are computed once per distinct document,
+ * so rebuilding a space's rows when its active revision changes is a single INSERT … SELECT. Only
+ * `SpaceUnitOfWork` uses it, when it activates a revision; the search module reads the rows.
+ */
+@Injectable()
+export class SearchIndexWritesRepository {
+  /** Replaces the space's rows with the pages of `revisionId`; run in the transaction that activates it. */
+  async rebuild(spaceId: string, revisionId: string, em: EntityManager): Promise<void> {
+    await em.query(`DELETE FROM search_pages WHERE space_id = $1`, [spaceId]);
+    // Ancestors are worked out here rather than by a recursive query: rows written in this very
+    // transaction have no planner statistics yet, and a misestimated recursive join is quadratic.
+    const tree: { page_id: string; parent_id: string | null; title: string }[] = await em.query(
+      `SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1`,
+      [revisionId],
+    );
+    const ancestors = ancestorTitles(tree);
+    const ids = [...ancestors.keys()];
+    for (let i = 0; i < ids.length; i += REBUILD_CHUNK) {
+      const chunk = ids.slice(i, i + REBUILD_CHUNK);
+      await em.query(
+        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, tsv)
+         SELECT $1, p.page_id, $2, p.document_id, p.title, p.path, coalesce(p.description, ''),
+                ARRAY(SELECT jsonb_array_elements_text(a.ancestors)),
+                setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
+                setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') ||
+                coalesce(d.tsv, ''::tsvector)
+         FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
+         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
+         LEFT JOIN documents d ON d.id = p.document_id
+         WHERE p.kind = 'document' AND NOT p.no_index`,
+        [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],
+      );
+    }
+  }
+}
