@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { normalizeIp, ThrottlerException, ThrottlerStorageService } from '@nestjs/throttler';
+import { normalizeIp, ThrottlerException } from '@nestjs/throttler';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { FixedWindowStorage } from './fixed-window.storage';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
 
 interface Budget {
@@ -24,8 +25,8 @@ interface Usage {
  * Rate limits, checked before authentication (a global guard registered ahead of the bearer guard):
  * requests per window per client address and per token (keyed by the token's SHA-256, never the
  * token), and a much smaller budget of failed authentications (401s) per address, past which the
- * address is refused for the failure window whatever it sends. Counters live in
- * `@nestjs/throttler`'s in-memory storage, per replica. Answers 429 with `Retry-After` and
+ * address is refused for the failure window whatever it sends. Counters live in memory per
+ * replica (`FixedWindowStorage`, behind the throttler's storage interface). Answers 429 with `Retry-After` and
  * `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` (the tightest budget); those three
  * headers go on every limited response.
  */
@@ -33,7 +34,7 @@ interface Usage {
 export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly storage: ThrottlerStorageService,
+    private readonly storage: FixedWindowStorage,
     private readonly config: AppConfig,
   ) {}
 
@@ -47,7 +48,7 @@ export class RateLimitGuard implements CanActivate {
 
     const failures = this.authFailureKey(address);
     if (rateLimit.authFailures > 0) {
-      const blockedFor = this.blockedSeconds(failures);
+      const blockedFor = this.storage.blockedSeconds(failures, 'auth-failure');
       if (blockedFor > 0) {
         this.refuse(
           response,
@@ -78,7 +79,7 @@ export class RateLimitGuard implements CanActivate {
       const record = await this.storage.increment(budget.key, budget.windowMs, budget.limit, 0, budget.name);
       const usage = { limit: budget.limit, remaining: Math.max(0, budget.limit - record.totalHits), reset: Math.max(0, record.timeToExpire) };
       if (record.isBlocked || record.totalHits > budget.limit) {
-        // Hits expire one by one (a sliding window): the first slot frees when the oldest hit expires.
+        // A fixed window: the budget comes back whole when the window ends.
         const retryAfter = Math.max(1, record.timeToBlockExpire || usage.reset);
         this.refuse(response, usage, retryAfter, `Too many requests for this ${budget.name === 'token' ? 'token' : 'address'}`);
       }
@@ -90,13 +91,6 @@ export class RateLimitGuard implements CanActivate {
 
   private authFailureKey(address: string): string {
     return `auth-failure:${address}`;
-  }
-
-  /** Seconds the address is still refused for failed authentications (0: not refused). Reads the in-memory record. */
-  private blockedSeconds(key: string): number {
-    const record = this.storage.storage.get(key);
-    if (!record?.isBlocked) return 0;
-    return Math.max(0, Math.ceil((record.blockExpiresAt - Date.now()) / 1000));
   }
 
   private refuse(response: Response, usage: Usage, retryAfter: number, message: string): never {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { FixedWindowStorage } from './fixed-window.storage';
 import { RateLimitGuard } from './rate-limit.guard';
 
 /**
@@ -8,6 +8,6 @@ import { RateLimitGuard } from './rate-limit.guard';
  * the limits (above all the failed-authentication budget) are checked before the token is.
  */
 @Module({
-  providers: [ThrottlerStorageService, { provide: APP_GUARD, useClass: RateLimitGuard }],
+  providers: [FixedWindowStorage, { provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class RateLimitModule {}
