@@ -57,20 +57,25 @@ describe('space writes under the row lock', () => {
     return (method === 'patch' ? req.send({ title: 'Written by the PATCH' }) : req).then((res) => res);
   };
 
-  it('a PATCH queued behind a DELETE finds the space deleted: 404, and the deleted row is not written', async () => {
+  /** A space whose PATCH and DELETE queue on its row lock in `order`; resolves once both are answered to be awaited. */
+  async function queueOnRow(order: ['patch' | 'delete', 'patch' | 'delete']) {
     const org = await createOrganization(t);
     const space = await createSpace(t, org, { title: 'Before' });
     const lock = await holdRow(space.id);
-    let patch: Promise<Response> | undefined;
-    let remove: Promise<Response> | undefined;
+    const answers: Partial<Record<'patch' | 'delete', Promise<Response>>> = {};
     try {
-      remove = send(org, 'delete', space.id);
-      await lockWaiters(1);
-      patch = send(org, 'patch', space.id);
-      await lockWaiters(2);
+      for (const [index, method] of order.entries()) {
+        answers[method] = send(org, method, space.id);
+        await lockWaiters(index + 1);
+      }
     } finally {
       await lock.release();
     }
+    return { space, patch: answers.patch as Promise<Response>, remove: answers.delete as Promise<Response> };
+  }
+
+  it('a PATCH queued behind a DELETE finds the space deleted: 404, and the deleted row is not written', async () => {
+    const { space, patch, remove } = await queueOnRow(['delete', 'patch']);
     expect((await remove).status).toBe(205);
     expectErrorEnvelope(await patch, 404);
     const after = await row(space.id);
@@ -79,19 +84,7 @@ describe('space writes under the row lock', () => {
   });
 
   it('a PATCH ahead of a DELETE lands first, then the DELETE: both succeed, in that order', async () => {
-    const org = await createOrganization(t);
-    const space = await createSpace(t, org, { title: 'Before' });
-    const lock = await holdRow(space.id);
-    let patch: Promise<Response> | undefined;
-    let remove: Promise<Response> | undefined;
-    try {
-      patch = send(org, 'patch', space.id);
-      await lockWaiters(1);
-      remove = send(org, 'delete', space.id);
-      await lockWaiters(2);
-    } finally {
-      await lock.release();
-    }
+    const { space, patch, remove } = await queueOnRow(['patch', 'delete']);
     const patched = await patch;
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ title: 'Written by the PATCH' });
