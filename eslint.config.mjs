@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
  *   config/ → common/ → database/ → health/ → modules/ → src/*.ts (the application: app.module, main, cli)
  * and inside a module: entity / read-model / errors / policy / dto → repository → service (and guards) →
  * presenter → controller → *.module.ts. A presenter is imported by controllers (and other presenters) only.
- * Between the space modules: space-model/ → access/ → space-writes/ → collections/, content/ → spaces/.
+ * Between the space modules: space-model/ → access/ → space-writes/ → collections/, content/ → spaces/;
+ * content/ → change-requests/ → comments/.
  */
 const role = (message, ...roles) => ({
   regex: `\\.(${roles.join('|')})(\\.ts)?$`,
@@ -91,7 +92,8 @@ export default tseslint.config(
     ['access', 'space-writes', 'collections', 'content', 'spaces'],
     ['space-writes', 'collections', 'content', 'spaces'],
     ['collections', 'content', 'spaces'],
-    ['content', 'collections', 'spaces'],
+    ['content', 'collections', 'spaces', 'change-requests', 'comments'],
+    ['change-requests', 'comments'],
   ].map(([folder, ...above]) => ({
     files: [`src/modules/${folder}/**/*.ts`],
     rules: {
@@ -101,7 +103,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: `(^|/)(${above.join('|')})/`,
-              message: `modules/${folder}/ imports none of ${above.map((f) => `${f}/`).join(', ')} (space modules, bottom to top: space-model/ → access/ → space-writes/ → collections/ and content/ → spaces/)`,
+              message: `modules/${folder}/ imports none of ${above.map((f) => `${f}/`).join(', ')} (space modules, bottom to top: space-model/ → access/ → space-writes/ → collections/ and content/ → spaces/; content/ → change-requests/ → comments/)`,
             },
           ],
         },

@@ -7,6 +7,8 @@ import { IdempotencyKeys1800000003000 } from './1800000003000-idempotency-keys';
 import { JobQueue1800000050000 } from './1800000050000-job-queue';
 import { OrganizationInvites1800000060000 } from './1800000060000-organization-invites';
 import { SamlPendingProviders1800000061000 } from './1800000061000-saml-pending-providers';
+import { ChangeRequests1800000070000 } from './1800000070000-change-requests';
+import { Sites1800000071000 } from './1800000071000-sites';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   JobQueue1800000050000,
   OrganizationInvites1800000060000,
   SamlPendingProviders1800000061000,
+  ChangeRequests1800000070000,
+  Sites1800000071000,
 ];

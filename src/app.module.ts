@@ -15,12 +15,14 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
+import { ChangeRequestsModule } from './modules/change-requests/change-requests.module';
 import { CollectionsModule } from './modules/collections/collections.module';
 import { ContentModule } from './modules/content/content.module';
 import { InvitesModule } from './modules/invites/invites.module';
 import { MembersModule } from './modules/members/members.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
+import { SitesModule } from './modules/sites/sites.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
 import { TokensModule } from './modules/tokens/tokens.module';
@@ -41,6 +43,8 @@ export const DOMAIN_MODULES = [
   CollectionsModule,
   SpacesModule,
   ContentModule,
+  ChangeRequestsModule,
+  SitesModule,
 ];
 
 @Module({})

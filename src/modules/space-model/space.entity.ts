@@ -54,6 +54,23 @@ export class Space {
   @UpdateDateColumn({ type: 'timestamptz', precision: 3 })
   updatedAt: Date;
 
+  /** Last change request number given in this space (numbers are given under the row lock: never repeated or skipped). */
+  @Column('integer', { default: 0, select: false })
+  changeRequestSeq: number;
+
+  // Counters of section 2.3, kept by their writers in the transaction that changes what they count (`SpaceWrite.count`).
+  @Column('integer', { default: 0 })
+  changeRequestsCount: number;
+
+  @Column('integer', { default: 0 })
+  openChangeRequests: number;
+
+  @Column('integer', { default: 0 })
+  draftChangeRequests: number;
+
+  @Column('integer', { default: 0 })
+  openComments: number;
+
   /** Set by DELETE; the space can be restored for the retention period, then it is purged. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   deletedAt: Date | null;

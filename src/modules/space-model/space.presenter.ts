@@ -45,11 +45,10 @@ export function presentSpace(space: Space, permissions: SpacePermissionsJson, co
     organization: space.organizationId,
     revision: space.revisionId,
     defaultLevel: space.defaultLevel,
-    // Comments and change requests arrive with their own modules; until their tables exist there are none to count.
-    comments: 0,
-    changeRequests: 0,
-    changeRequestsOpen: 0,
-    changeRequestsDraft: 0,
+    comments: space.openComments,
+    changeRequests: space.changeRequestsCount,
+    changeRequestsOpen: space.openChangeRequests,
+    changeRequestsDraft: space.draftChangeRequests,
     // Spaces follow their organization's merge rules; Quire has no per-space rules.
     mergeRules: { type: 'inherit' },
     urls: {

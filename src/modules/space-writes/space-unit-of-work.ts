@@ -6,7 +6,7 @@ import { SpaceAccess, SpaceAccessService } from '../access/space-access.service'
 import { User } from '../users/user.entity';
 import { Space } from '../space-model/space.entity';
 import { visibilityIn } from '../space-model/space.rules';
-import { NewSpace, SpaceChanges, SpaceWritesRepository } from './space-writes.repository';
+import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './space-writes.repository';
 import { SearchIndexWritesRepository } from './search-index-writes.repository';
 import { accessError } from '../access/access.errors';
 
@@ -24,6 +24,13 @@ export interface SpaceWrite {
    * included. Import uses it; change-request merges and integrations are next.
    */
   commitRevision<R extends { id: string }>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
+  /**
+   * Adds to the space's counters (change requests by status, open comments) in this transaction: the
+   * writer that changes what a counter counts moves it, under the same lock, so it is always live.
+   */
+  count(delta: Partial<SpaceCounters>): Promise<void>;
+  /** The next change-request number of this space: consecutive, never repeated, given under the lock. */
+  nextChangeRequestNumber(): Promise<number>;
   /** The caller's access to the space as this write leaves it (the response of a write shows its own result, whatever commits next). */
   reload(): Promise<SpaceAccess>;
 }
@@ -99,6 +106,8 @@ export class SpaceUnitOfWork {
         await this.activate(space.id, revision.id, em);
         return revision;
       },
+      count: (delta) => this.rows.count(space.id, delta, em),
+      nextChangeRequestNumber: () => this.rows.nextChangeRequestNumber(space.id, em),
       reload: () => this.access.resolve(caller, space.id, { includeDeleted: options.includeDeleted, manager: em }),
     };
   }

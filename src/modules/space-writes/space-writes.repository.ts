@@ -6,7 +6,16 @@ import { visibilityInSql } from '../space-model/space.rules';
 /** Value of `revision_id` between a space's insert and its first revision's, in one transaction (the foreign key is checked at commit). */
 const REVISION_PENDING = '';
 
-export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt'>;
+/** The counters of a space (section 2.3) and the change-request number sequence start at zero. */
+export type SpaceCounters = Pick<Space, 'changeRequestsCount' | 'openChangeRequests' | 'draftChangeRequests' | 'openComments'>;
+export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'changeRequestSeq' | keyof SpaceCounters>;
+
+const COUNTER_COLUMNS: Record<keyof SpaceCounters, string> = {
+  changeRequestsCount: 'change_requests_count',
+  openChangeRequests: 'open_change_requests',
+  draftChangeRequests: 'draft_change_requests',
+  openComments: 'open_comments',
+};
 
 /** The columns a write may change (`id`, `createdBy` and `createdAt` never change; `revisionId` only through `setRevision`). */
 export type SpaceChanges = Partial<
@@ -34,6 +43,23 @@ export class SpaceWritesRepository {
 
   async setRevision(id: string, revisionId: string, manager: EntityManager): Promise<void> {
     await manager.update(Space, { id }, { revisionId });
+  }
+
+  /** Adds each delta to its counter (`updated_at` is left alone: counting is not editing the space). */
+  async count(id: string, delta: Partial<SpaceCounters>, manager: EntityManager): Promise<void> {
+    const entries = Object.entries(delta).filter(([, by]) => by !== 0) as [keyof SpaceCounters, number][];
+    if (entries.length === 0) return;
+    const sets = entries.map(([name], i) => `${COUNTER_COLUMNS[name]} = ${COUNTER_COLUMNS[name]} + $${i + 2}`);
+    await manager.query(`UPDATE spaces SET ${sets.join(', ')} WHERE id = $1`, [id, ...entries.map(([, by]) => by)]);
+  }
+
+  /** The next change-request number of the space; the caller holds the row lock, so numbers are consecutive. */
+  async nextChangeRequestNumber(id: string, manager: EntityManager): Promise<number> {
+    const rows: { n: number }[] = await manager.query(
+      `UPDATE spaces SET change_request_seq = change_request_seq + 1 WHERE id = $1 RETURNING change_request_seq AS n`,
+      [id],
+    );
+    return rows[0].n;
   }
 
   /** Deleted spaces still in the collection go to the top level (their visibility as `visibilityIn` says). */
