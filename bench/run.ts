@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/database';
@@ -9,7 +9,9 @@ import { Figures, freePort, load, ROOT, row, startProcess } from './harness';
  * `npm run bench`: Quire against a bare node:http + pg server answering the same lookups, side
  * by side in one run, on loopback, on one fresh database; then the embedded cold start.
  * BENCH_SECONDS (default 10) sets each measurement's length, BENCH_ROUNDS (default 3) how many
- * alternating rounds (Quire, bare, Quire, bare…) each route gets; BENCH_CONTENT=false skips the content bench.
+ * alternating rounds (Quire, bare, Quire, bare…) each route gets. Then every `bench/*.bench.ts` runs in
+ * its own process, in name order (content, change requests, …): BENCH_ONLY=content,insights picks some
+ * (`BENCH_ONLY=none` runs only the comparison and the cold start); BENCH_CONTENT=false skips the content one.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -115,9 +117,14 @@ async function main() {
   if (!existsSync(MAIN)) throw new Error('build first: npm run build');
   await compareWithBaseline();
   await coldStart();
-  const content = join(__dirname, 'content.ts');
-  if (existsSync(content) && process.env.BENCH_CONTENT !== 'false')
-    execFileSync(process.execPath, ['-r', '@swc-node/register', content], { stdio: 'inherit', cwd: ROOT });
+  const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+  for (const file of readdirSync(__dirname)
+    .filter((name) => name.endsWith('.bench.ts'))
+    .sort()) {
+    const name = file.slice(0, -'.bench.ts'.length);
+    if (only ? !only.includes(name) : name === 'content' && process.env.BENCH_CONTENT === 'false') continue;
+    execFileSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, file)], { stdio: 'inherit', cwd: ROOT });
+  }
 }
 
 main().catch((error: unknown) => {

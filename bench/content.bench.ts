@@ -1,5 +1,5 @@
 /* Content benchmarks: website import, search at 1k and 100k pages, GET /content at 10k pages.
- * Standalone: `node -r @swc-node/register bench/content.ts`. Uses DATABASE_URL (default: the
+ * Standalone: `node -r @swc-node/register bench/content.bench.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback. */
 import { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.factory';
