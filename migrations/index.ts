@@ -9,6 +9,7 @@ import { OrganizationInvites1800000060000 } from './1800000060000-organization-i
 import { SamlPendingProviders1800000061000 } from './1800000061000-saml-pending-providers';
 import { ChangeRequests1800000070000 } from './1800000070000-change-requests';
 import { Sites1800000071000 } from './1800000071000-sites';
+import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   SamlPendingProviders1800000061000,
   ChangeRequests1800000070000,
   Sites1800000071000,
+  ComputedPages1800000071500,
 ];

@@ -1,5 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+/** The `computed` of a page (the public description's `ComputedContentSource`): its generator, inputs and props. */
+export interface ComputedSource {
+  type: string;
+  dependencies: { [name: string]: object };
+  props: { [name: string]: object | string | number | boolean | null };
+}
+
 export const PAGE_KINDS = ['document', 'group', 'link'] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
 
@@ -87,6 +94,13 @@ export class RevisionPage {
   /** For link pages: where the entry points (a content reference). */
   @Column('jsonb', { nullable: true })
   linkTarget: Record<string, string> | null;
+
+  /**
+   * For computed pages (section 2.19): the source their document is generated from when content is
+   * read with `computed=true` (`{ type: 'builtin:openapi', dependencies, props }`); null for others.
+   */
+  @Column('jsonb', { nullable: true, default: null })
+  computed: ComputedSource | null;
 
   @Column({ type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;

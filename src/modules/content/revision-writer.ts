@@ -7,7 +7,7 @@ import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
 import { RevisionLink } from './revision-link.entity';
-import { RevisionPage } from './revision-page.entity';
+import { ComputedSource, RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
@@ -19,7 +19,9 @@ const MAX_INDEXED_CHARS = 400_000;
 const CHUNK = 500;
 
 /** A page of a revision being written: either new markdown, or the document of the page it carries over. */
-export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'createdAt' | 'updatedAt'> & {
+export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'computed' | 'createdAt' | 'updatedAt'> & {
+  /** The source of a computed page; absent or null for a page written by hand. */
+  computed?: ComputedSource | null;
   /** New body; undefined keeps `documentId`. Empty markdown means an empty page. */
   markdown?: string;
   documentId?: string | null;
