@@ -1,7 +1,7 @@
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { editPage, writePages } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { expectLimitUpTo1000, walkList } from '../support/org-admin-builders';
+import { expectLimitUpTo1000, grantSpace, walkList } from '../support/org-admin-builders';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -216,6 +216,33 @@ describe('space comments (section 4.4)', () => {
       // Posted on the new revision, the page is current again.
       const fresh = await comment(commenter, 'Fresh', { page: 'page-faq' });
       expect((await get(reader, fresh.urls.location).expect(200)).body.target.page.outdated).toBe(false);
+    });
+    it('keeps showing a page removed since, from the revision the comment was posted on, as outdated', async () => {
+      const elsewhere = await createSpace(t, org);
+      await writePages(t, org, elsewhere.id, [
+        { pageId: 'gone', title: 'Soon gone', slug: 'gone', markdown: '# Gone' },
+        { pageId: 'kept', title: 'Kept', slug: 'kept', markdown: '# Kept' },
+      ]);
+      const res = await post(commenter, { page: 'gone', node: 'gone', body: { markdown: 'About to vanish' } }, `/v1/spaces/${elsewhere.id}/comments`).expect(
+        200,
+      );
+      await writePages(t, org, elsewhere.id, [{ pageId: 'kept', title: 'Kept', slug: 'kept', markdown: '# Kept' }]);
+      const after = await get(reader, res.body.urls.location).expect(200);
+      expectContract(after, 'getCommentInSpace');
+      expect(after.body.target).toMatchObject({ page: { id: 'gone', title: 'Soon gone', outdated: true }, node: { id: 'gone', preview: 'Gone' } });
+    });
+
+    it('shows authors without their e-mail to a caller whose only tie to them is a guest membership', async () => {
+      const invited = await addMember(t, org, null);
+      await grantSpace(t, org, space.id, { userId: invited.user.id }, 'comment');
+      const { urls } = await comment(commenter, 'Seen by a guest');
+      const res = await get(invited, urls.location).expect(200);
+      expectContract(res, 'getCommentInSpace');
+      expect(res.body.postedBy).toMatchObject({ id: commenter.user.id });
+      expect(res.body.postedBy).not.toHaveProperty('email');
+      // The guest may comment where they were granted it, and sees their own e-mail.
+      const own = await post(invited, { body: { markdown: 'Guest comment' } }).expect(200);
+      expect(own.body.postedBy.email).toBe(invited.user.email);
     });
   });
 
