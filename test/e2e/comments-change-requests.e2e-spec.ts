@@ -1,5 +1,7 @@
 import { ChangeRequest } from '../../src/modules/change-requests/change-request.entity';
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { Clock } from '../../src/modules/spaces/clock';
+import { SpaceRetentionService } from '../../src/modules/spaces/space-retention.service';
 import { createChangeRequest, writePages } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { expectLimitUpTo1000, walkList } from '../support/org-admin-builders';
@@ -257,5 +259,31 @@ describe('change request comments (section 4.6)', () => {
       const walked = await walkList(t, `${base(listing.id)}/commenters`, reader, { limit: 1 });
       expect(walked).toMatchObject({ pages: 2, count: 2 });
     });
+  });
+  it('goes with its space when the retention purge removes it (comments, replies, reactions, change requests)', async () => {
+    const doomed = await createSpace(t, org);
+    await writePages(t, org, doomed.id, [{ pageId: 'p', title: 'P', slug: 'p', markdown: '# P' }]);
+    const request = await createChangeRequest(t, org, doomed.id, [{ pageId: 'p', title: 'P', slug: 'p', markdown: '# P, changed' }]);
+    const onSpace = (await send('post', commenter, `/v1/spaces/${doomed.id}/comments`, { page: 'p', node: 'p', body: { markdown: 'main' } }).expect(200)).body;
+    const onRequest = (
+      await send('post', commenter, `/v1/spaces/${doomed.id}/change-requests/${request.number}/comments`, { page: 'p', body: { markdown: 'cr' } }).expect(200)
+    ).body;
+    for (const target of [onSpace, onRequest]) {
+      const reply = (await send('post', other, `${target.urls.location}/replies`, { body: { markdown: 'reply' } }).expect(200)).body;
+      await send('put', other, target.urls.location, { addedReactions: ['👍'] }).expect(200);
+      await send('put', other, reply.urls.location, { addedReactions: ['👍'] }).expect(200);
+    }
+    const clock = jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() - 8 * 24 * 3600 * 1000));
+    await del(org.admin, `/v1/spaces/${doomed.id}`).expect(205);
+    clock.mockRestore();
+    expect((await t.app.get(SpaceRetentionService).purgeExpired()).ran).toBe(true);
+    const [left] = await t.dataSource.query(
+      `SELECT (SELECT count(*) FROM comments WHERE space_id = $1)::int AS comments,
+              (SELECT count(*) FROM comment_replies WHERE comment_id = ANY($2))::int AS replies,
+              (SELECT count(*) FROM comment_reactions WHERE comment_id = ANY($2))::int AS reactions,
+              (SELECT count(*) FROM change_requests WHERE space_id = $1)::int AS change_requests`,
+      [doomed.id, [onSpace.id, onRequest.id]],
+    );
+    expect(left).toEqual({ comments: 0, replies: 0, reactions: 0, change_requests: 0 });
   });
 });
