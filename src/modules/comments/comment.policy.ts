@@ -30,7 +30,7 @@ export function commentPermissions(caller: CommentCaller, authorId: string): Com
   return {
     view: caller.space.view,
     edit: canEdit(caller, authorId),
-    reply: caller.space.comment,
+    reply: canReact(caller),
     delete: canDelete(caller, authorId),
   };
 }

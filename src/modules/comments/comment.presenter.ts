@@ -146,9 +146,6 @@ function presentTarget({ comment, page }: CommentRow): CommentTargetJson {
     if (row.emoji) target.page.emoji = row.emoji;
     if (row.icon) target.page.icon = row.icon;
     if (row.path) target.page.path = row.path;
-  } else if (comment.pageId) {
-    // The page row is gone with its revisions (never, while revisions are kept); still name it.
-    target.page = { id: comment.pageId, title: '', createdAt: comment.postedAt.toISOString(), updatedAt: comment.postedAt.toISOString(), outdated: true };
   }
   if (comment.nodeId) target.node = { id: comment.nodeId, preview: comment.nodePreview ?? '' };
   return target;

@@ -27,7 +27,10 @@ export interface CommentRow {
   replies: number;
   repliers: Replier[];
   reactions: ReactionGroup<User>[];
-  /** The targeted page as the scope's current revision has it (or as it was, when it is gone), and whether it changed since. */
+  /**
+   * The targeted page as the scope's current revision has it (or, when it is gone from it, as it was in the
+   * revision the comment was posted on, which its foreign key keeps), and whether it changed since.
+   */
   page: { page: RevisionPage; outdated: boolean } | null;
 }
 
