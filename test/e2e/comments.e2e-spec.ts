@@ -316,6 +316,20 @@ describe('space comments (section 4.4)', () => {
       expect(await spaceComments()).toBe(before);
     });
 
+    it('keeps the counter exact under concurrent posts and resolves (each write under the space lock)', async () => {
+      const before = await spaceComments();
+      const posted = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? commenter : other, { body: { markdown: `parallel ${i}` } })));
+      expect(posted.map((res) => res.status)).toEqual(Array(8).fill(200));
+      expect(await spaceComments()).toBe(before + 8);
+      const target = posted[0].body.urls.location as string;
+      const resolves = await Promise.all(Array.from({ length: 6 }, () => put(reviewer, target, { resolved: true })));
+      expect(resolves.map((res) => res.status)).toEqual(Array(6).fill(200));
+      expect(await spaceComments()).toBe(before + 7);
+      const deletes = await Promise.all(Array.from({ length: 4 }, () => del(org.admin, posted[1].body.urls.location)));
+      expect(deletes.map((res) => res.status).sort()).toEqual([204, 204, 204, 205]);
+      expect(await spaceComments()).toBe(before + 6);
+    });
+
     it('writes nothing when one part of the update is refused', async () => {
       const { urls } = await comment(commenter, 'Atomic');
       expectErrorEnvelope(await put(other, urls.location, { addedReactions: ['👀'], body: { markdown: 'nope' } }), 403);
