@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
+import { CommentsModule } from './modules/comments/comments.module';
 import { ChangeRequestsModule } from './modules/change-requests/change-requests.module';
 import { CollectionsModule } from './modules/collections/collections.module';
 import { ContentModule } from './modules/content/content.module';
@@ -44,6 +45,7 @@ export const DOMAIN_MODULES = [
   SpacesModule,
   ContentModule,
   ChangeRequestsModule,
+  CommentsModule,
   SitesModule,
 ];
 

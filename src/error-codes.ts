@@ -2,6 +2,7 @@ import type { DomainErrorStatus } from './common/errors/domain-error';
 import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
+import type { CommentErrorCode } from './modules/comments/comment.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
@@ -25,7 +26,8 @@ export type ErrorCode =
   | AccessErrorCode
   | SpaceErrorCode
   | CollectionErrorCode
-  | ContentErrorCode;
+  | ContentErrorCode
+  | CommentErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -108,4 +110,12 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,
   'content.import_bad_url': 400,
+  'comment.not_found': 404,
+  'comment.reply_not_found': 404,
+  'comment.change_request_not_found': 404,
+  'comment.edit_forbidden': 403,
+  'comment.resolve_forbidden': 403,
+  'comment.delete_forbidden': 403,
+  'comment.unknown_page': 400,
+  'comment.unknown_node': 400,
 };

@@ -39,6 +39,11 @@ describe('link references', () => {
     parentId: null,
     revisionId: 'rev1',
     defaultLevel: null,
+    changeRequestSeq: 0,
+    changeRequestsCount: 0,
+    openChangeRequests: 0,
+    draftChangeRequests: 0,
+    openComments: 0,
   });
   const page = {
     revisionId: 'rev1',
