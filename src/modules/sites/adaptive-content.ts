@@ -9,6 +9,8 @@ import jsep from 'jsep';
 
 export type JsonObject = Record<string, unknown>;
 
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
 const BOOLEAN_CLAIM = {
   type: 'object',
   properties: { type: { const: 'boolean' }, description: { type: 'string' } },
@@ -21,7 +23,7 @@ const CLAIM_NAME = '^[A-Za-z_$][A-Za-z0-9_$]*$';
 const VISITOR_SCHEMA = {
   type: 'object',
   properties: {
-    $schema: { const: 'http://json-schema.org/draft-07/schema#' },
+    $schema: { const: DRAFT_07 },
     $id: { type: 'string' },
     type: { const: 'object' },
     properties: {
@@ -49,11 +51,13 @@ const VISITOR_SCHEMA = {
 };
 
 // Draft-07 is Ajv's default dialect; `strict` off so that a visitor schema's keywords are not refused
-// for being unknown to Ajv's strict mode (the meta-schema decides what is valid).
+// for being unknown to Ajv's strict mode (the meta-schema decides what is valid). Visitor schemas are
+// only checked (validateSchema + VISITOR_SCHEMA), never compiled: Ajv caches what it compiles by `$id`,
+// so compiling every site's schema would grow the cache and refuse a second schema with the same `$id`.
 const ajv = new Ajv({ strict: false, allErrors: true });
 const validateVisitorSchema = ajv.compile(VISITOR_SCHEMA);
 
-const describe = (prefix: string, errors: ErrorObject[] | null | undefined): string =>
+const summarize = (prefix: string, errors: ErrorObject[] | null | undefined): string =>
   (errors ?? [])
     .slice(0, 3)
     .map(
@@ -65,19 +69,16 @@ const describe = (prefix: string, errors: ErrorObject[] | null | undefined): str
 /** Null when `schema` is a valid visitor schema, else a message naming the first problems. */
 export function adaptiveSchemaProblem(schema: unknown): string | null {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'jsonSchema: must be an object';
-  if (!ajv.validateSchema(schema as JsonObject)) return `jsonSchema is not a valid JSON Schema draft-07: ${describe('jsonSchema', ajv.errors)}`;
-  if (!validateVisitorSchema(schema)) return `jsonSchema is not an object of boolean claims: ${describe('jsonSchema', validateVisitorSchema.errors)}`;
-  try {
-    ajv.compile(schema as JsonObject);
-  } catch (error) {
-    return `jsonSchema does not compile: ${(error as Error).message}`;
-  }
+  const dialect = (schema as JsonObject).$schema;
+  if (dialect !== undefined && dialect !== DRAFT_07) return `jsonSchema/$schema must be ${DRAFT_07} (a JSON Schema draft-07)`;
+  if (!ajv.validateSchema(schema as JsonObject)) return `jsonSchema is not a valid JSON Schema draft-07: ${summarize('jsonSchema', ajv.errors)}`;
+  if (!validateVisitorSchema(schema)) return `jsonSchema is not an object of boolean claims: ${summarize('jsonSchema', validateVisitorSchema.errors)}`;
   return null;
 }
 
 /** A new site's schema: no claims. */
 export const EMPTY_ADAPTIVE_SCHEMA: JsonObject = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  $schema: DRAFT_07,
   type: 'object',
   properties: {},
   additionalProperties: false,

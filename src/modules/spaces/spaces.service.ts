@@ -81,6 +81,12 @@ export class SpacesService {
     return id;
   }
 
+  /** `shareKey` when it opens a share-link site showing the space, else undefined: a wrong key gets nothing extra. */
+  async openingShareKey(spaceId: string, shareKey: string | undefined): Promise<string | undefined> {
+    if (shareKey === undefined) return undefined;
+    return (await this.spaces.shareKeyOpens(spaceId, shareKey)) ? shareKey : undefined;
+  }
+
   update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
     return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload }) => {
       // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
