@@ -4,6 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Docs sites (sections 2.8–2.13): the site's own settings on `sites`, then what it is built from:
  * site spaces (a space shown at a path), sections, section groups and share links. Everything a site
  * owns cascades from `sites`; a site space also goes with its space when the space is purged.
+ * `customization` (site) and `customization` (site space: its overrides) are null until set.
  * Siblings of one level of the structure share a `position` (renumbered on moves).
  */
 export class SiteStructure1800000074000 implements MigrationInterface {
@@ -22,7 +23,8 @@ export class SiteStructure1800000074000 implements MigrationInterface {
         ADD COLUMN adaptive_enabled boolean NOT NULL DEFAULT false,
         ADD COLUMN agents_context text NOT NULL DEFAULT 'included' CHECK (agents_context IN ('excluded', 'included')),
         ADD COLUMN adaptive_schema jsonb,
-        ADD COLUMN adaptive_schema_updated_at timestamptz(3)`);
+        ADD COLUMN adaptive_schema_updated_at timestamptz(3),
+        ADD COLUMN customization jsonb`);
     await db.query(`CREATE UNIQUE INDEX sites_hostname_key ON sites (hostname) WHERE hostname IS NOT NULL`);
 
     await db.query(`
@@ -64,6 +66,7 @@ export class SiteStructure1800000074000 implements MigrationInterface {
         condition text,
         is_default boolean NOT NULL DEFAULT false,
         position integer NOT NULL,
+        customization jsonb,
         created_at timestamptz(3) NOT NULL DEFAULT now()
       )`);
     // Unique within its section (the root level counts as one section).
@@ -94,6 +97,6 @@ export class SiteStructure1800000074000 implements MigrationInterface {
       ALTER TABLE sites
         DROP COLUMN type, DROP COLUMN visibility, DROP COLUMN published, DROP COLUMN hostname, DROP COLUMN basename,
         DROP COLUMN proxy_origin, DROP COLUMN adaptive_enabled, DROP COLUMN agents_context, DROP COLUMN adaptive_schema,
-        DROP COLUMN adaptive_schema_updated_at`);
+        DROP COLUMN adaptive_schema_updated_at, DROP COLUMN customization`);
   }
 }

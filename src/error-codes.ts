@@ -120,6 +120,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'site.invalid_structure': 400,
   'site.invalid_adaptive_schema': 400,
   'site.invalid_condition': 400,
+  'site.invalid_customization': 400,
   'site.path_taken': 409,
   'site.no_site_spaces': 400,
 };

@@ -218,6 +218,118 @@ describe('site adaptive schema, share links and published profile', () => {
     });
   });
 
+  describe('customization', () => {
+    const customization = (org: OrgFixture, siteId: string) => `${sitePath(org, siteId)}/customization`;
+    const spaceCustomization = (org: OrgFixture, siteId: string, siteSpaceId: string) => `${sitePath(org, siteId)}/site-spaces/${siteSpaceId}/customization`;
+
+    itChecksAccess(() => t, {
+      given: (org) => createSite(t, org),
+      request: (org, site) => t.http.put(customization(org, site.id)).send({ title: 'x' }),
+      anonymous: 401,
+      outsider: 404,
+      member: {
+        role: 'create',
+        status: 403,
+        after: async (org) => expect((await t.dataSource.getRepository(Site).findOneByOrFail({ organizationId: org.id })).customization).toBeNull(),
+      },
+    });
+
+    it('starts from the defaults, replaces them with valid settings, refuses invalid ones naming the field', async () => {
+      const org = await createOrganization(t);
+      const reader = await addMember(t, org, 'read');
+      const site = await createSite(t, org);
+      const initial = await t.http
+        .get(customization(org, site.id))
+        .set(...reader.auth)
+        .expect(200);
+      expectContract(initial, 'getSiteCustomizationById');
+      const changed = { ...initial.body, title: 'Branded', styling: { ...initial.body.styling, primaryColor: { light: '#ff0000', dark: '#00ff00' } } };
+      const put = await t.http
+        .put(customization(org, site.id))
+        .set(...org.admin.auth)
+        .send(changed)
+        .expect(200);
+      expectContract(put, 'updateSiteCustomizationById');
+      expect(put.body.styling.primaryColor).toEqual({ light: '#ff0000', dark: '#00ff00' });
+      const { styling: _styling, ...incomplete } = changed;
+      for (const [body, pattern] of [
+        [{ ...changed, styling: { ...changed.styling, primaryColor: { light: 'red', dark: '#000' } } }, /styling.primaryColor.light/],
+        [{ ...changed, themes: { default: 'sepia', toggeable: true } }, /themes.default/],
+        [{ ...changed, title: null }, /title: must not be null/],
+        [incomplete, /styling/],
+        [{ ...changed, title: 'x' }, /title/],
+      ] as [object, RegExp][]) {
+        expectErrorEnvelope(
+          await t.http
+            .put(customization(org, site.id))
+            .set(...org.admin.auth)
+            .send(body),
+          400,
+          pattern,
+        );
+      }
+      const after = await t.http
+        .get(customization(org, site.id))
+        .set(...reader.auth)
+        .expect(200);
+      expect(after.body).toEqual(put.body);
+    });
+
+    it('overrides members per site space (null resets one), shows them in the published profile, and drops them (205)', async () => {
+      const org = await createOrganization(t);
+      const { site, siteSpaces } = await createSiteWithSpaces(t, org, 2);
+      const path = spaceCustomization(org, site.id, siteSpaces[0].id);
+      const overridden = await t.http
+        .patch(path)
+        .set(...org.admin.auth)
+        .send({ title: 'Variant', styling: { corners: 'straight' } })
+        .expect(200);
+      expectContract(overridden, 'overrideSiteSpaceCustomizationById');
+      expect(overridden.body).toMatchObject({ title: 'Variant', styling: { corners: 'straight', theme: 'clean' } });
+      const got = await t.http
+        .get(path)
+        .set(...org.admin.auth)
+        .expect(200);
+      expectContract(got, 'getSiteSpaceCustomizationById');
+      expect(got.body).toEqual(overridden.body);
+      expectErrorEnvelope(
+        await t.http
+          .patch(path)
+          .set(...org.admin.auth)
+          .send({ styling: { corners: 'wavy' } }),
+        400,
+        /styling.corners/,
+      );
+      const profile = await t.http
+        .get(`${sitePath(org, site.id)}/published`)
+        .set(...org.admin.auth)
+        .expect(200);
+      expectContract(profile, 'getPublishedContentSite');
+      expect(profile.body.customizations.siteSpaces[siteSpaces[0].id]).toMatchObject({ title: 'Variant', styling: { corners: 'straight' } });
+      expect(profile.body.customizations.siteSpaces[siteSpaces[1].id]).toEqual(profile.body.customizations.site);
+
+      const reset = await t.http
+        .patch(path)
+        .set(...org.admin.auth)
+        .send({ title: null })
+        .expect(200);
+      expect(reset.body).toMatchObject({ title: site.title, styling: { corners: 'straight' } });
+      await t.http
+        .delete(path)
+        .set(...org.admin.auth)
+        .expect(205);
+      expect(
+        (
+          await t.http
+            .get(path)
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.styling.corners,
+      ).toBe('rounded');
+      expectErrorEnvelope(await t.http.get(spaceCustomization(org, site.id, 'unknown')).set(...org.admin.auth), 404);
+    });
+  });
+
   describe('GET …/published', () => {
     itChecksAccess(() => t, {
       given: (org) => createSite(t, org),

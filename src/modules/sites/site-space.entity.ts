@@ -27,6 +27,10 @@ export class SiteSpace {
   @Column('integer')
   position: number;
 
+  /** What this site space overrides of the site's customization; null: nothing. */
+  @Column('jsonb', { nullable: true })
+  customization: Record<string, unknown> | null;
+
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 }

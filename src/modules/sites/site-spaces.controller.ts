@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -11,6 +11,7 @@ import { AddSiteSpaceDto, DuplicateSiteSpaceDto, ListSiteSpacesQueryDto, MoveSit
 import { presentSiteSpace, SiteSpaceJson } from './site.presenter';
 import type { SiteSpaceRow, SiteView } from './site.read-model';
 import { SiteStructureService } from './site-structure.service';
+import { SitesService } from './sites.service';
 
 /** Site spaces (section 4.10): members read; changes need the `create` role (the site policy). */
 @ApiTags('sites')
@@ -21,6 +22,7 @@ import { SiteStructureService } from './site-structure.service';
 export class SiteSpacesController {
   constructor(
     private readonly structure: SiteStructureService,
+    private readonly sites: SitesService,
     private readonly config: AppConfig,
   ) {}
 
@@ -91,6 +93,35 @@ export class SiteSpacesController {
     @Body() _dto: DuplicateSiteSpaceDto,
   ): Promise<SiteSpaceJson> {
     return this.present(await this.structure.duplicateSiteSpace(user, caller, siteId, siteSpaceId));
+  }
+
+  @Get(':siteSpaceId/customization')
+  @ApiOperation({ operationId: 'getSiteSpaceCustomizationById', summary: "The site space's settings: the site's, with its overrides" })
+  @ApiOkResponse({ schema: publicSchema('SiteCustomizationSettings') })
+  customization(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSpaceId') siteSpaceId: string) {
+    return this.sites.siteSpaceCustomization(caller, siteId, siteSpaceId);
+  }
+
+  @Patch(':siteSpaceId/customization')
+  @OrgRole('admin')
+  @ApiOperation({
+    operationId: 'overrideSiteSpaceCustomizationById',
+    summary: "Override some of the site's settings for this site space (null resets a member)",
+  })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true, description: 'Members of SiteCustomizationSettings to override; null resets one' } })
+  @ApiOkResponse({ schema: publicSchema('SiteCustomizationSettings') })
+  // The body is checked by the service, merged into the overrides, against the public schema.
+  override(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSpaceId') siteSpaceId: string, @Body() body: unknown) {
+    return this.sites.overrideSiteSpaceCustomization(caller, siteId, siteSpaceId, body);
+  }
+
+  @Delete(':siteSpaceId/customization')
+  @HttpCode(205)
+  @OrgRole('admin')
+  @ApiOperation({ operationId: 'deleteSiteSpaceCustomizationById', summary: "Drop the site space's overrides" })
+  @ApiResponse({ status: 205, description: 'The overrides were dropped' })
+  async resetCustomization(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSpaceId') siteSpaceId: string): Promise<void> {
+    await this.sites.resetSiteSpaceCustomization(caller, siteId, siteSpaceId);
   }
 
   private present(view: SiteView<SiteSpaceRow>): SiteSpaceJson {

@@ -204,7 +204,7 @@ export class SiteStructureService {
     const space = dto.spaceId !== undefined ? await this.viewableSpace(user, caller, dto.spaceId) : null;
     return this.writes.run(caller, siteId, 'create', async (em, site) => {
       const row = await this.siteSpaceOf(em, site.id, siteSpaceId);
-      const changes: Partial<SiteSpace> = {};
+      const changes: Partial<Omit<SiteSpace, 'customization'>> = {};
       if (dto.path !== undefined && dto.path !== row.path) {
         if ((await this.sites.pathsInLevel(site.id, row.sectionId, em)).has(dto.path)) {
           throw siteError('site.path_taken', `path: ${dto.path} is already the path of another site space of this section`);

@@ -55,4 +55,8 @@ export class Site {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   adaptiveSchemaUpdatedAt: Date | null;
+
+  /** The customization settings; null: the defaults. */
+  @Column('jsonb', { nullable: true })
+  customization: Record<string, unknown> | null;
 }

@@ -11,6 +11,7 @@ export type SiteErrorCode =
   | 'site.invalid_structure'
   | 'site.invalid_adaptive_schema'
   | 'site.invalid_condition'
+  | 'site.invalid_customization'
   | 'site.path_taken'
   | 'site.no_site_spaces';
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -175,6 +175,25 @@ export class SitesController {
   @ApiOkResponse({ schema: publicSchema('SiteStructureItem') })
   async sort(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: SortStructureDto) {
     return presentItem(await this.structure.sort(user, caller, siteId, dto), this.config);
+  }
+
+  // --- customization -----------------------------------------------------------------------------------
+
+  @Get(':siteId/customization')
+  @ApiOperation({ operationId: 'getSiteCustomizationById', summary: "The site's customization settings (the defaults until set)" })
+  @ApiOkResponse({ schema: publicSchema('SiteCustomizationSettings') })
+  customization(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string) {
+    return this.sites.customization(caller, siteId);
+  }
+
+  @Put(':siteId/customization')
+  @OrgRole('admin')
+  @ApiOperation({ operationId: 'updateSiteCustomizationById', summary: "Replace the site's customization settings" })
+  @ApiBody({ schema: publicSchema('SiteCustomizationSettingsInput') })
+  @ApiOkResponse({ schema: publicSchema('SiteCustomizationSettings') })
+  // The body is checked against the public schema by the service (too rich for a DTO).
+  setCustomization(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() body: unknown) {
+    return this.sites.setCustomization(caller, siteId, body);
   }
 
   // --- share links --------------------------------------------------------------------------------------

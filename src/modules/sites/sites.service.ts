@@ -12,7 +12,8 @@ import { SpacesService } from '../spaces/spaces.service';
 import type { User } from '../users/user.entity';
 import { adaptiveSchemaProblem, EMPTY_ADAPTIVE_SCHEMA, JsonObject, templateConditions } from './adaptive-content';
 import { CreateShareLinkDto, CreateSiteDto, ListShareLinksQueryDto, ListSitesQueryDto, UpdateShareLinkDto, UpdateSiteDto } from './dto/site.dto';
-import { defaultCustomization } from './site-customization';
+import { customizationProblem, mergeSettings, Settings, siteCustomization, siteSpaceCustomization } from './site-customization';
+import { SiteSpace } from './site-space.entity';
 import { SiteShareLink } from './site-share-link.entity';
 import { SiteStructureService, spacesOf } from './site-structure.service';
 import { SiteWrites } from './site-writes';
@@ -94,7 +95,7 @@ export class SitesService {
 
   async update(caller: Membership, siteId: string, dto: UpdateSiteDto): Promise<SiteRow> {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const changes: Partial<Omit<Site, 'adaptiveSchema'>> = {};
+      const changes: Partial<Omit<Site, 'adaptiveSchema' | 'customization'>> = {};
       if (dto.title !== undefined) changes.title = dto.title;
       if (dto.visibility !== undefined) changes.visibility = dto.visibility;
       if (dto.basename !== undefined) changes.basename = dto.basename;
@@ -197,6 +198,66 @@ export class SitesService {
     });
   }
 
+  // --- customization -----------------------------------------------------------------------------------
+
+  async customization(caller: Membership, siteId: string): Promise<Settings> {
+    return siteCustomization(await this.writes.read(caller, siteId));
+  }
+
+  /** Replaces the site's settings; they must be complete and valid (400 naming the field, nothing stored). */
+  async setCustomization(caller: Membership, siteId: string, body: unknown): Promise<Settings> {
+    // Checked before the site is looked up: bad input is a 400 whatever the path names.
+    const settings = this.checkedSettings(body);
+    return this.writes.run(caller, siteId, 'admin', async (em, site) => {
+      await em.query(`UPDATE sites SET customization = $2::jsonb, updated_at = now() WHERE id = $1`, [site.id, JSON.stringify(settings)]);
+      return settings;
+    });
+  }
+
+  async siteSpaceCustomization(caller: Membership, siteId: string, siteSpaceId: string): Promise<Settings> {
+    const site = await this.writes.read(caller, siteId);
+    return siteSpaceCustomization(site, (await this.siteSpaceRow(site.id, siteSpaceId)).customization);
+  }
+
+  /**
+   * Merges `body` into the site space's overrides (`null` resets a member to the site's value) and
+   * answers the settings the site space ends up with, which must be valid.
+   */
+  async overrideSiteSpaceCustomization(caller: Membership, siteId: string, siteSpaceId: string, body: unknown): Promise<Settings> {
+    if (body === undefined) throw siteError('site.invalid_customization', 'body is required');
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw siteError('site.invalid_customization', 'body: must be a JSON object');
+    return this.writes.run(caller, siteId, 'admin', async (em, site) => {
+      const row = await this.siteSpaceRow(site.id, siteSpaceId, em);
+      const overrides = mergeSettings(row.customization ?? {}, body as Settings);
+      const settings = siteSpaceCustomization(site, overrides);
+      const problem = customizationProblem(settings);
+      if (problem) throw siteError('site.invalid_customization', problem);
+      const stored = Object.keys(overrides).length > 0 ? JSON.stringify(overrides) : null;
+      await em.query(`UPDATE site_spaces SET customization = $2::jsonb WHERE id = $1`, [row.id, stored]);
+      return settings;
+    });
+  }
+
+  async resetSiteSpaceCustomization(caller: Membership, siteId: string, siteSpaceId: string): Promise<void> {
+    await this.writes.run(caller, siteId, 'admin', async (em, site) => {
+      const row = await this.siteSpaceRow(site.id, siteSpaceId, em);
+      await em.query(`UPDATE site_spaces SET customization = NULL WHERE id = $1`, [row.id]);
+    });
+  }
+
+  private checkedSettings(body: unknown): Settings {
+    if (body === undefined) throw siteError('site.invalid_customization', 'body is required');
+    const problem = customizationProblem(body);
+    if (problem) throw siteError('site.invalid_customization', problem);
+    return body as Settings;
+  }
+
+  private async siteSpaceRow(siteId: string, siteSpaceId: string, em = this.dataSource.manager): Promise<SiteSpace> {
+    const row = await em.findOneBy(SiteSpace, { siteId, id: siteSpaceId });
+    if (!row) throw siteError('site.space_not_found', `Site space ${siteSpaceId} not found`);
+    return row;
+  }
+
   // --- published profile -----------------------------------------------------------------------------------
 
   /** What a renderer needs to serve the site: the site, its structure, customizations and integration scripts. */
@@ -209,11 +270,19 @@ export class SitesService {
       structure.type === 'siteSpaces'
         ? structure.items.map((item) => item.siteSpace.id)
         : structure.items.flatMap((item) => ('group' in item ? item.sections : [item])).flatMap((section) => section.siteSpaces.map((s) => s.siteSpace.id));
-    const customization = defaultCustomization(row.site);
+    const overrides = new Map(
+      (structure.type === 'siteSpaces'
+        ? structure.items
+        : structure.items.flatMap((item) => ('group' in item ? item.sections : [item])).flatMap((section) => section.siteSpaces)
+      ).map((item) => [item.siteSpace.id, item.siteSpace.customization]),
+    );
     const value: PublishedRow = {
       site: row,
       structure,
-      customizations: { site: customization, siteSpaces: Object.fromEntries(siteSpaceIds.map((id) => [id, customization])) },
+      customizations: {
+        site: siteCustomization(row.site),
+        siteSpaces: Object.fromEntries(siteSpaceIds.map((id) => [id, siteSpaceCustomization(row.site, overrides.get(id) ?? null)])),
+      },
       // Integrations are not installed on sites yet: no scripts.
       scripts: [],
     };
