@@ -125,6 +125,34 @@ describe('site spaces', () => {
     });
   });
 
+  it('hides the site spaces of a space deleted or transferred to another organization', async () => {
+    const org = await createOrganization(t);
+    const { site, spaceIds, siteSpaces: created } = await createSiteWithSpaces(t, org, 3);
+    await t.http
+      .delete(`/v1/spaces/${spaceIds[0]}`)
+      .set(...org.admin.auth)
+      .expect(205);
+    const elsewhere = await createOrganization(t, { admin: org.admin });
+    await t.http
+      .post(`/v1/spaces/${spaceIds[1]}/transfer`)
+      .set(...org.admin.auth)
+      .send({ organization: elsewhere.id })
+      .expect(200);
+    const res = await t.http
+      .get(siteSpaces(org, site.id))
+      .set(...org.admin.auth)
+      .expect(200);
+    expect(res.body.items.map((item: any) => item.id)).toEqual([created[2].id]);
+    expect(
+      (
+        await t.http
+          .get(sitePath(org, site.id))
+          .set(...org.admin.auth)
+          .expect(200)
+      ).body.siteSpaces,
+    ).toBe(1);
+  });
+
   describe('GET …/site-spaces', () => {
     itChecksAccess(() => t, {
       given: (org) => createSite(t, org),

@@ -317,6 +317,23 @@ describe('sites', () => {
       );
     });
 
+    it('keeps a custom hostname to one site (409)', async () => {
+      const org = await createOrganization(t);
+      const [a, b] = [await createSite(t, org), await createSite(t, org)];
+      await t.http
+        .patch(sitePath(org, a.id))
+        .set(...org.admin.auth)
+        .send({ hostname: 'help.example.com' })
+        .expect(200);
+      expectErrorEnvelope(
+        await t.http
+          .patch(sitePath(org, b.id))
+          .set(...org.admin.auth)
+          .send({ hostname: 'help.example.com' }),
+        409,
+      );
+    });
+
     it('sets the default site space at the root, or of the default section, and the default section', async () => {
       const org = await createOrganization(t);
       const { site, siteSpaces } = await createSiteWithSpaces(t, org, 2);

@@ -28,7 +28,7 @@ const MEMBER_SPACES = `(
 const MEMBER_SITES = `(
   SELECT count(DISTINCT mst_site.id) FROM sites mst_site
     JOIN site_spaces msts ON msts.site_id = mst_site.id
-    JOIN spaces mstp ON mstp.id = msts.space_id AND mstp.deleted_at IS NULL
+    JOIN spaces mstp ON mstp.id = msts.space_id AND mstp.deleted_at IS NULL AND mstp.organization_id = mst_site.organization_id
     JOIN permission_grants mstg ON mstg.space_id = mstp.id
    WHERE mst_site.organization_id = m.organization_id
      AND (mstg.user_id = m.user_id

@@ -14,9 +14,13 @@ import { SiteRow } from './site.read-model';
 
 type Raw = Record<string, unknown>;
 
-/** Live count of a site's site spaces whose space is not deleted, per row of the page (no N+1). */
+/**
+ * Live count of a site's site spaces whose space is not deleted and still in the site's organization
+ * (a transferred space leaves its sites), per row of the page (no N+1).
+ */
 const SITE_SPACES = `(
-  SELECT count(*) FROM site_spaces scs JOIN spaces scp ON scp.id = scs.space_id AND scp.deleted_at IS NULL
+  SELECT count(*) FROM site_spaces scs
+    JOIN spaces scp ON scp.id = scs.space_id AND scp.deleted_at IS NULL AND scp.organization_id = s.organization_id
    WHERE scs.site_id = s.id)::int`;
 
 export type StructureTable = 'site_spaces' | 'site_sections' | 'site_section_groups';
@@ -78,11 +82,19 @@ export class SitesRepository {
 
   // --- site spaces ---------------------------------------------------------------------------------
 
-  /** Site spaces of a site (with their spaces, deleted ones left out), in structure order; narrowed by section or default. */
+  /**
+   * Site spaces of a site with their spaces; those whose space is deleted, or was transferred to
+   * another organization, are left out (they show nothing).
+   */
   siteSpacesQuery(siteId: string, manager: EntityManager = this.dataSource.manager): SelectQueryBuilder<SiteSpace> {
     return manager
       .createQueryBuilder(SiteSpace, 'ss')
-      .innerJoinAndMapOne('ss.space', Space, 'sp', 'sp.id = ss.space_id AND sp.deleted_at IS NULL')
+      .innerJoinAndMapOne(
+        'ss.space',
+        Space,
+        'sp',
+        'sp.id = ss.space_id AND sp.deleted_at IS NULL AND sp.organization_id = (SELECT sso.organization_id FROM sites sso WHERE sso.id = ss.site_id)',
+      )
       .where('ss.site_id = :siteId', { siteId });
   }
 
