@@ -97,6 +97,8 @@ async function main(): Promise<void> {
     lines.push(`| PATCH structure/sort among ${SECTIONS} sections | p50 **${sort.p50} ms**, p95 **${sort.p95} ms** |`);
 
     for (let i = 0; i < SITES; i++) await call('POST', sites, { title: `Site ${i}`, spaces: [spaces[i % spaces.length]] });
+    const list10 = await timed(REQUESTS, () => fetch(`${sites}?limit=10`, { headers }));
+    lines.push(`| GET sites, ${SITES + 1} sites, limit 10 | p50 **${list10.p50} ms**, p95 **${list10.p95} ms** |`);
     const list = await timed(REQUESTS, () => fetch(`${sites}?limit=100`, { headers }));
     lines.push(`| GET sites, ${SITES + 1} sites, limit 100 | p50 **${list.p50} ms**, p95 **${list.p95} ms** |`);
     const filtered = await timed(REQUESTS, (i) => fetch(`${sites}?space=${spaces[i % spaces.length]}`, { headers }));
