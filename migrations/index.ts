@@ -11,6 +11,7 @@ import { ChangeRequests1800000070000 } from './1800000070000-change-requests';
 import { Sites1800000071000 } from './1800000071000-sites';
 import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
 import { Comments1800000073000 } from './1800000073000-comments';
+import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Sites1800000071000,
   ComputedPages1800000071500,
   Comments1800000073000,
+  SiteStructure1800000074000,
 ];

@@ -8,6 +8,7 @@ import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
+import type { SiteErrorCode } from './modules/sites/site.errors';
 import type { SpaceErrorCode } from './modules/spaces/space.errors';
 import type { TeamErrorCode } from './modules/teams/team.errors';
 import type { TranslationErrorCode } from './modules/translations/translation.errors';
@@ -27,7 +28,8 @@ export type ErrorCode =
   | SpaceErrorCode
   | CollectionErrorCode
   | ContentErrorCode
-  | CommentErrorCode;
+  | CommentErrorCode
+  | SiteErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -118,4 +120,17 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'comment.delete_forbidden': 403,
   'comment.unknown_page': 400,
   'comment.unknown_node': 400,
+
+  'site.not_found': 404,
+  'site.forbidden': 403,
+  'site.space_not_found': 404,
+  'site.section_not_found': 404,
+  'site.section_group_not_found': 404,
+  'site.share_link_not_found': 404,
+  'site.invalid_structure': 400,
+  'site.invalid_adaptive_schema': 400,
+  'site.invalid_condition': 400,
+  'site.invalid_customization': 400,
+  'site.path_taken': 409,
+  'site.no_site_spaces': 400,
 };

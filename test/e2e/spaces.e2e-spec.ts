@@ -5,6 +5,7 @@ import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { expectLimitUpTo1000 } from '../support/org-admin-builders';
 import { createCollection, createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
+import { createSite, sitePath } from '../support/site-builders';
 
 describe('spaces', () => {
   let t: TestApp;
@@ -205,7 +206,7 @@ describe('spaces', () => {
       await expectRefused(() => t.http.get(`/v1/spaces/${space.id}`), [await addMember(t, org, null), 403]);
     });
 
-    it('gives published URLs by visibility; a share-link space needs its shareKey', async () => {
+    it('gives published URLs by visibility; a share-link space needs the key of a share link of a site showing it', async () => {
       const org = await createOrganization(t);
       const space = await createSpace(t, org);
       const published = `http://app.quire.test/published/${space.id}`;
@@ -243,13 +244,41 @@ describe('spaces', () => {
         .set(...org.admin.auth)
         .expect(200);
       expect(res.body.urls).not.toHaveProperty('published');
-      res = await t.http
-        .get(`/v1/spaces/${space.id}`)
-        .query({ shareKey: 'k3y_1' })
+      const withKey = (shareKey: string) =>
+        t.http
+          .get(`/v1/spaces/${space.id}`)
+          .query({ shareKey })
+          .set(...org.admin.auth)
+          .expect(200);
+      // A key that opens nothing gets nothing extra.
+      expect((await withKey('k3y_1')).body.urls).not.toHaveProperty('published');
+      const site = await createSite(t, org, { spaces: [space.id], visibility: 'share-link' });
+      const link = await t.http
+        .post(`${sitePath(org, site.id)}/share-links`)
         .set(...org.admin.auth)
-        .expect(200);
+        .send({ name: 'Partners' })
+        .expect(201);
+      res = await withKey(link.body.key);
       expectContract(res, 'getSpaceById');
-      expect(res.body.urls.published).toBe(`${published}?share=k3y_1`);
+      expect(res.body.urls.published).toBe(`${published}?share=${link.body.key}`);
+      // Deactivated, or on a site that is not share-link, the key opens nothing.
+      await t.http
+        .patch(`${sitePath(org, site.id)}/share-links/${link.body.id}`)
+        .set(...org.admin.auth)
+        .send({ active: false })
+        .expect(200);
+      expect((await withKey(link.body.key)).body.urls).not.toHaveProperty('published');
+      await t.http
+        .patch(`${sitePath(org, site.id)}/share-links/${link.body.id}`)
+        .set(...org.admin.auth)
+        .send({ active: true })
+        .expect(200);
+      await t.http
+        .patch(sitePath(org, site.id))
+        .set(...org.admin.auth)
+        .send({ visibility: 'public' })
+        .expect(200);
+      expect((await withKey(link.body.key)).body.urls).not.toHaveProperty('published');
     });
 
     it('accepts a shareKey of 256 characters and refuses 257 or a malformed one', async () => {

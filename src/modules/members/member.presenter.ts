@@ -16,11 +16,11 @@ export interface MemberJson {
   sso: boolean;
   spaces: number;
   teams: number;
-  /** Required by the public schema; Quire has no per-site grants yet, so no member is given a site. */
+  /** Sites showing a space the member holds a grant on (see MembersRepository). */
   sites: number;
 }
 
-export function presentMember({ membership, user, spaces, teams }: MemberRow, config: AppConfig, emails: EmailVisibility): MemberJson {
+export function presentMember({ membership, user, spaces, teams, sites }: MemberRow, config: AppConfig, emails: EmailVisibility): MemberJson {
   const json: MemberJson = {
     object: 'member',
     id: user.id,
@@ -31,7 +31,7 @@ export function presentMember({ membership, user, spaces, teams }: MemberRow, co
     sso: membership.sso,
     spaces,
     teams,
-    sites: 0,
+    sites,
   };
   if (membership.lastSeenAt) json.lastSeenAt = membership.lastSeenAt.toISOString();
   return json;

@@ -8,4 +8,6 @@ export interface MemberRow {
   /** Non-deleted spaces the member holds a grant on, directly or through a team. */
   spaces: number;
   teams: number;
+  /** Sites of the organization showing one of those spaces. */
+  sites: number;
 }

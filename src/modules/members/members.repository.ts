@@ -21,6 +21,18 @@ const MEMBER_SPACES = `(
    WHERE msg.organization_id = m.organization_id
      AND (msg.user_id = m.user_id
           OR msg.team_id IN (SELECT mst.team_id FROM team_members mst WHERE mst.organization_id = m.organization_id AND mst.user_id = m.user_id)))::int`;
+/**
+ * Sites: the organization's sites that show at least one of those spaces (the member reaches the
+ * site's content through them; Quire has no per-site grants).
+ */
+const MEMBER_SITES = `(
+  SELECT count(DISTINCT mst_site.id) FROM sites mst_site
+    JOIN site_spaces msts ON msts.site_id = mst_site.id
+    JOIN spaces mstp ON mstp.id = msts.space_id AND mstp.deleted_at IS NULL AND mstp.organization_id = mst_site.organization_id
+    JOIN permission_grants mstg ON mstg.space_id = mstp.id
+   WHERE mst_site.organization_id = m.organization_id
+     AND (mstg.user_id = m.user_id
+          OR mstg.team_id IN (SELECT mstt.team_id FROM team_members mstt WHERE mstt.organization_id = m.organization_id AND mstt.user_id = m.user_id)))::int`;
 const MEMBER_TEAMS = `(SELECT count(*) FROM team_members mtc WHERE mtc.organization_id = m.organization_id AND mtc.user_id = m.user_id)::int`;
 
 /**
@@ -49,6 +61,7 @@ export class MembersRepository {
       .innerJoinAndMapOne('m.user', User, 'u', 'u.id = m.user_id')
       .addSelect(MEMBER_SPACES, 'member_spaces')
       .addSelect(MEMBER_TEAMS, 'member_teams')
+      .addSelect(MEMBER_SITES, 'member_sites')
       .where('m.organization_id = :organizationId', { organizationId });
   }
 
@@ -63,6 +76,7 @@ export class MembersRepository {
         user,
         spaces: Number(row.member_spaces),
         teams: Number(row.member_teams),
+        sites: Number(row.member_sites),
         ...((extra?.(row) ?? {}) as T),
       };
     });

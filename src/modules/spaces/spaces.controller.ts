@@ -56,8 +56,8 @@ export class SpacesController {
   @SpaceAction('view')
   @ApiOperation({ operationId: 'getSpaceById', summary: 'Get a space by its ID' })
   @ApiOkResponse({ schema: publicSchema('Space') })
-  get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): SpaceJson {
-    return presentSpace(space, permissions, this.config, { shareKey: query.shareKey });
+  async get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): Promise<SpaceJson> {
+    return presentSpace(space, permissions, this.config, { shareKey: await this.spaces.openingShareKey(space.id, query.shareKey) });
   }
 
   @Patch('spaces/:spaceId')

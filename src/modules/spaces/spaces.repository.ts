@@ -18,6 +18,22 @@ export class SpacesRepository {
     return manager.findOneBy(Space, { id });
   }
 
+  /**
+   * True when `key` is the key of an active share link of a `share-link` site that shows the space
+   * (the sites module owns these tables; this read is the spaces module's own, so nothing imports sites).
+   */
+  async shareKeyOpens(spaceId: string, key: string): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `SELECT EXISTS (
+         SELECT 1 FROM site_share_links l
+           JOIN sites s ON s.id = l.site_id AND s.visibility = 'share-link'
+           JOIN site_spaces ss ON ss.site_id = s.id AND ss.space_id = $1
+          WHERE l.key = $2 AND l.active) AS opens`,
+      [spaceId, key],
+    )) as { opens: boolean }[];
+    return row.opens;
+  }
+
   /** An organization's spaces the viewer can see, in the kept order. */
   listInOrganization(organizationId: string, viewer: { userId: string; role: MemberRoleOrGuest }, query: ListQueryDto): Promise<Page<Space>> {
     const qb = this.live().andWhere('s.organization_id = :organizationId', { organizationId });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
@@ -50,28 +50,41 @@ export class SpacesService {
 
   /** A new, empty space at the end of the organization's order, with its first revision, in one transaction. */
   async create(user: User, membership: Pick<Membership, 'organizationId' | 'role'>, dto: CreateSpaceDto): Promise<SpaceAccess> {
+    const id = await this.dataSource.transaction((em) => this.createWithin(em, user, membership, dto));
+    return this.access.resolve(user, id);
+  }
+
+  /**
+   * `create` inside a caller's transaction (a site created with a new space writes both or neither):
+   * checks the caller may create there, then writes the space and its first revision. Returns its id.
+   */
+  async createWithin(em: EntityManager, user: User, membership: Pick<Membership, 'organizationId' | 'role'>, dto: CreateSpaceDto): Promise<string> {
     const { organizationId } = membership;
     const parentId = dto.parent ?? null;
     await this.collectionAccess.requireCreateIn(user, organizationId, membership.role, parentId);
     const id = newId();
-    await this.dataSource.transaction(async (em) => {
-      await this.tree.lock(organizationId, em);
-      const position = await this.tree.end(organizationId, em);
-      const space = {
-        id,
-        organizationId,
-        parentId,
-        title: dto.title ?? '',
-        emoji: dto.emoji ?? '',
-        visibility: 'private' as const,
-        editMode: dto.editMode ?? 'live',
-        defaultLevel: null,
-        createdBy: user.id,
-        position,
-      };
-      await this.writes.create(space, em, (tx) => this.revisions.createInitial(id, user.id, tx));
-    });
-    return this.access.resolve(user, id);
+    await this.tree.lock(organizationId, em);
+    const position = await this.tree.end(organizationId, em);
+    const space = {
+      id,
+      organizationId,
+      parentId,
+      title: dto.title ?? '',
+      emoji: dto.emoji ?? '',
+      visibility: 'private' as const,
+      editMode: dto.editMode ?? 'live',
+      defaultLevel: null,
+      createdBy: user.id,
+      position,
+    };
+    await this.writes.create(space, em, (tx) => this.revisions.createInitial(id, user.id, tx));
+    return id;
+  }
+
+  /** `shareKey` when it opens a share-link site showing the space, else undefined: a wrong key gets nothing extra. */
+  async openingShareKey(spaceId: string, shareKey: string | undefined): Promise<string | undefined> {
+    if (shareKey === undefined) return undefined;
+    return (await this.spaces.shareKeyOpens(spaceId, shareKey)) ? shareKey : undefined;
   }
 
   update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
