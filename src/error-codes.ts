@@ -5,6 +5,7 @@ import type { CollectionErrorCode } from './modules/collections/collection.error
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
+import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
 import type { SpaceErrorCode } from './modules/spaces/space.errors';
@@ -25,7 +26,8 @@ export type ErrorCode =
   | AccessErrorCode
   | SpaceErrorCode
   | CollectionErrorCode
-  | ContentErrorCode;
+  | ContentErrorCode
+  | OpenApiSpecErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -108,4 +110,11 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,
   'content.import_bad_url': 400,
+
+  'openapi.spec_not_found': 404,
+  'openapi.version_not_found': 404,
+  'openapi.forbidden': 403,
+  'openapi.slug_taken': 409,
+  'openapi.invalid': 400,
+  'openapi.fetch_failed': 400,
 };

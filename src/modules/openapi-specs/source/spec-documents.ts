@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * Pure helpers over the files of a specification: parsing one file (JSON or YAML), walking its
+ * `$ref`s, JSON pointers, the content hash, and the one-document bundle the validator reads.
+ * No I/O here: the fetcher brings the files, these only look at them.
+ */
+
+/** Why a document was refused; the service turns it into a 400 naming the place. */
+export class SpecDocumentError extends Error {}
+
+export type SpecFormat = 'json' | 'yaml';
+
+/** Deepest nesting walked in a document (well beyond any real specification; keeps the walks bounded). */
+export const MAX_NESTING = 512;
+/** The key under which the validator's bundle carries the files a document references. */
+export const BUNDLE_FILES_KEY = 'x-quire-files';
+
+/** Parses one file. JSON when it looks like JSON and parses as such, else YAML (1.2 core schema, aliases bounded). */
+export function parseSpecText(text: string, name: string): { format: SpecFormat; document: unknown } {
+  const first = text.trimStart()[0];
+  if (first === '{' || first === '[') {
+    try {
+      return { format: 'json', document: JSON.parse(text) };
+    } catch (error) {
+      // `{a: 1}` is YAML's flow style: let YAML try before refusing.
+      try {
+        return { format: 'yaml', document: parseYamlText(text) };
+      } catch {
+        throw new SpecDocumentError(`${name} is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+  }
+  try {
+    return { format: 'yaml', document: parseYamlText(text) };
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0];
+    throw new SpecDocumentError(`${name} is not valid YAML or JSON: ${message}`);
+  }
+}
+
+function parseYamlText(text: string): unknown {
+  // uniqueKeys: a duplicated key is an error, not a silent overwrite; maxAliasCount bounds alias expansion.
+  return parseYaml(text, { maxAliasCount: 1000, uniqueKeys: true, prettyErrors: true });
+}
+
+/** `#/a/b~1c` style pointer of a path. */
+export function toPointer(path: (string | number)[]): string {
+  return `#${path.map((part) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+}
+
+/** A `$ref` found in a document: its value and where it sits. */
+export interface FoundRef {
+  ref: string;
+  path: (string | number)[];
+}
+
+/**
+ * Every string `$ref` in a document with its location, walked without recursion (so a deep
+ * document cannot overflow the stack); a document nested deeper than MAX_NESTING is refused.
+ */
+export function findRefs(document: unknown, name: string): FoundRef[] {
+  const found: FoundRef[] = [];
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: document, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (!value || typeof value !== 'object') continue;
+    if (path.length > MAX_NESTING) throw new SpecDocumentError(`${name} is nested deeper than ${MAX_NESTING} levels at ${toPointer(path.slice(0, 8))}…`);
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: [...path, index] });
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    if (typeof record.$ref === 'string') found.push({ ref: record.$ref, path: [...path, '$ref'] });
+    const keys = Object.keys(record);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      if (keys[index] !== '$ref' || typeof record.$ref !== 'string') stack.push({ value: record[keys[index]], path: [...path, keys[index]] });
+    }
+  }
+  // Document order, so "the first error" is the first one a reader meets.
+  return found;
+}
+
+/** Splits a `$ref` into its file part ('' for the same file) and its JSON pointer ('' for the whole file). */
+export function splitRef(ref: string): { file: string; pointer: string } {
+  const hash = ref.indexOf('#');
+  if (hash < 0) return { file: ref, pointer: '' };
+  return { file: ref.slice(0, hash), pointer: ref.slice(hash + 1) };
+}
+
+/** The value at a JSON pointer (`/components/schemas/Pet`), or undefined when there is none. */
+export function resolvePointer(document: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return pointer === '' ? document : (document as Record<string, unknown> | undefined)?.[''];
+  if (!pointer.startsWith('/')) return undefined;
+  let node: unknown = document;
+  for (const raw of pointer.slice(1).split('/')) {
+    let token: string;
+    try {
+      token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (!node || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, token)) return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}
+
+/** SHA-256 over every file's key and text, in key order: identical content, identical hash. */
+export function contentHash(files: { key: string; text: string }[]): string {
+  const hash = createHash('sha256');
+  for (const file of [...files].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+    hash.update(`${Buffer.byteLength(file.key)}:${file.key}\n${Buffer.byteLength(file.text)}:`);
+    hash.update(file.text);
+    hash.update('\n');
+  }
+  return hash.digest('hex');
+}
+
+/** A parsed file of a specification: its key in the filesystem and the document. */
+export interface SpecFile {
+  key: string;
+  document: unknown;
+  /** For URL sources: where it was fetched from (refs inside it resolve against this). */
+  url?: string;
+}
+
+/**
+ * One document for the validator: the entry file with every other file under `x-quire-files`
+ * (an extension, allowed at the root of Swagger 2.0 and OpenAPI 3.x) and every `$ref` rewritten
+ * to point inside it. The validator then resolves nothing outside this object: no file, no network.
+ * `locate(file, ref)` names the file a `$ref` of `file` points to (by key), or undefined when it
+ * stays in the same file.
+ */
+export function bundleForValidation(entry: SpecFile, others: SpecFile[], locate: (file: SpecFile, ref: string) => string | undefined): Record<string, unknown> {
+  const indexOf = new Map(others.map((file, index) => [file.key, index]));
+  const prefixOf = (key: string) => (key === entry.key ? '#' : `#/${BUNDLE_FILES_KEY}/${indexOf.get(key)}`);
+  const rewrite = (file: SpecFile): unknown => {
+    const copy = structuredClone(file.document);
+    for (const found of findRefs(copy, file.key)) {
+      const target = locate(file, found.ref) ?? file.key;
+      const { pointer } = splitRef(found.ref);
+      const holder = found.path.slice(0, -1).reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], copy) as Record<string, unknown>;
+      holder.$ref = `${prefixOf(target)}${pointer}`;
+    }
+    return copy;
+  };
+  const bundle = rewrite(entry) as Record<string, unknown>;
+  if (others.length > 0) bundle[BUNDLE_FILES_KEY] = Object.fromEntries(others.map((file, index) => [String(index), rewrite(file)]));
+  return bundle;
+}
+
+/**
+ * The path of the member that starts on line `line` of `JSON.stringify(document, null, 2)` (the
+ * text the validator's error frames quote), counted without building the text. Undefined past the end.
+ */
+export function pathAtLine(document: unknown, line: number): (string | number)[] | undefined {
+  let current = 1;
+  let found: (string | number)[] | undefined;
+  const walk = (value: unknown, path: (string | number)[]): void => {
+    if (found) return;
+    if (current === line) {
+      found = path;
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== 'function');
+    if (entries.length === 0) return;
+    for (const [key, item] of entries) {
+      current++;
+      walk(item, [...path, key]);
+      if (found) return;
+    }
+    current++;
+  };
+  walk(document, []);
+  return found;
+}
