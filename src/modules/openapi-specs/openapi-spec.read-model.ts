@@ -22,6 +22,11 @@ export interface LoadedSpec {
   size: number;
   /** The URL the entry file was fetched from (after redirects); null for text. */
   sourceUrl: string | null;
+  /**
+   * True when a content with this hash is stored already (it was validated then): nothing was
+   * validated again, `filesystem` is left empty and nothing needs storing.
+   */
+  known: boolean;
 }
 
 /** What a create-or-replace did: the spec, whether it is new, whether a version was added. */

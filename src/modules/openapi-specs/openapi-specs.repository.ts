@@ -46,6 +46,10 @@ export class OpenApiSpecsRepository {
     return paginate<OpenApiSpec>(qb, query, { list: 'openapi-specs:slug:asc', columns: ['s.slug'], direction: 'ASC', keyOf: (spec) => [spec.slug] });
   }
 
+  contentExists(hash: string): Promise<boolean> {
+    return this.dataSource.manager.existsBy(OpenApiSpecContent, { hash });
+  }
+
   /** Stores a content unless the same content is stored already (content-addressed). */
   async storeContent(loaded: LoadedSpec, manager: EntityManager): Promise<void> {
     await manager

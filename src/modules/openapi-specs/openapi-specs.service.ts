@@ -42,7 +42,7 @@ export class OpenApiSpecsService {
   /** `createOpenAPISpec`: 409 when the slug is taken. */
   async create(caller: Membership, dto: CreateOpenApiSpecDto): Promise<OpenApiSpec> {
     this.requireEdit(caller);
-    const loaded = await this.loader.load(dto.source);
+    const loaded = await this.loader.load(dto.source, this.isStored);
     const result = await this.write(caller, dto.slug, dto.source, loaded, 'create');
     return result.spec;
   }
@@ -53,7 +53,7 @@ export class OpenApiSpecsService {
     if (slug.length > SPEC_SLUG.max || !SPEC_SLUG.pattern.test(slug)) {
       throw openApiError('openapi.invalid', `specSlug: must be 1 to ${SPEC_SLUG.max} letters and digits in groups joined by single hyphens`);
     }
-    const loaded = await this.loader.load(source);
+    const loaded = await this.loader.load(source, this.isStored);
     return this.write(caller, slug, source, loaded, 'upsert');
   }
 
@@ -131,9 +131,11 @@ export class OpenApiSpecsService {
   private async addVersionIfChanged(spec: OpenApiSpec, loaded: LoadedSpec, em: EntityManager): Promise<OpenApiSpecVersion | null> {
     const latest = spec.lastVersionId ? await this.specs.findVersion(spec.id, spec.lastVersionId, em) : null;
     if (latest && latest.contentHash === loaded.hash) return null;
-    await this.specs.storeContent(loaded, em);
+    if (!loaded.known) await this.specs.storeContent(loaded, em);
     return this.specs.insertVersion({ id: newId(), specId: spec.id, contentHash: loaded.hash, sourceUrl: loaded.sourceUrl }, em);
   }
+
+  private readonly isStored = (hash: string) => this.specs.contentExists(hash);
 
   private async found(caller: Membership, slug: string): Promise<OpenApiSpec> {
     const spec = await this.specs.findSpec(caller.organizationId, slug);

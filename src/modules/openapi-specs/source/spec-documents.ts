@@ -61,21 +61,36 @@ export interface FoundRef {
  * document cannot overflow the stack); a document nested deeper than MAX_NESTING is refused.
  */
 export function findRefs(document: unknown, name: string): FoundRef[] {
+  // Paths are kept as links to the parent (materialised only for the refs found): a 5 MB document
+  // has hundreds of thousands of nodes, and copying each one's path array cost more than the walk.
+  interface Step {
+    value: unknown;
+    key: string | number | undefined;
+    parent: Step | undefined;
+    depth: number;
+  }
+  const pathOf = (step: Step | undefined): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let at = step; at && at.key !== undefined; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
   const found: FoundRef[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: document, path: [] }];
+  const stack: Step[] = [{ value: document, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    const step = stack.pop() as Step;
+    const value = step.value;
     if (!value || typeof value !== 'object') continue;
-    if (path.length > MAX_NESTING) throw new SpecDocumentError(`${name} is nested deeper than ${MAX_NESTING} levels at ${toPointer(path.slice(0, 8))}…`);
+    if (step.depth > MAX_NESTING) throw new SpecDocumentError(`${name} is nested deeper than ${MAX_NESTING} levels at ${toPointer(pathOf(step).slice(0, 8))}…`);
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], path: [...path, index] });
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], key: index, parent: step, depth: step.depth + 1 });
       continue;
     }
     const record = value as Record<string, unknown>;
-    if (typeof record.$ref === 'string') found.push({ ref: record.$ref, path: [...path, '$ref'] });
+    const isRef = typeof record.$ref === 'string';
+    if (isRef) found.push({ ref: record.$ref as string, path: [...pathOf(step), '$ref'] });
     const keys = Object.keys(record);
     for (let index = keys.length - 1; index >= 0; index--) {
-      if (keys[index] !== '$ref' || typeof record.$ref !== 'string') stack.push({ value: record[keys[index]], path: [...path, keys[index]] });
+      if (!isRef || keys[index] !== '$ref') stack.push({ value: record[keys[index]], key: keys[index], parent: step, depth: step.depth + 1 });
     }
   }
   // Document order, so "the first error" is the first one a reader meets.
@@ -133,11 +148,19 @@ export interface SpecFile {
  * `locate(file, ref)` names the file a `$ref` of `file` points to (by key), or undefined when it
  * stays in the same file.
  */
-export function bundleForValidation(entry: SpecFile, others: SpecFile[], locate: (file: SpecFile, ref: string) => string | undefined): Record<string, unknown> {
+export function bundleForValidation(
+  entry: SpecFile,
+  others: SpecFile[],
+  locate: (file: SpecFile, ref: string) => string | undefined,
+  entryIsCopy = false,
+): Record<string, unknown> {
   const indexOf = new Map(others.map((file, index) => [file.key, index]));
   const prefixOf = (key: string) => (key === entry.key ? '#' : `#/${BUNDLE_FILES_KEY}/${indexOf.get(key)}`);
   const rewrite = (file: SpecFile): unknown => {
-    const copy = structuredClone(file.document);
+    // `entryIsCopy`: the caller made the entry's document for this bundle alone, so it is not cloned again.
+    const copy = file === entry && entryIsCopy ? file.document : structuredClone(file.document);
+    // Refs inside the entry file stay as they are; only the other files' refs need rewriting.
+    if (file === entry && others.length === 0) return copy;
     for (const found of findRefs(copy, file.key)) {
       const target = locate(file, found.ref) ?? file.key;
       const { pointer } = splitRef(found.ref);

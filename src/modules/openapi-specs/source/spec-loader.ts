@@ -18,6 +18,15 @@ import {
 } from './spec-documents';
 import { validateSpecDocument } from './spec-validation';
 
+/** The key a text source's hash is computed under (its filesystem key depends on the format, found by parsing). */
+const TEXT_KEY = 'source.text';
+
+/** JSON or YAML without parsing: for a known text, whose format was found when it was first stored. */
+function guessFormat(text: string): 'json' | 'yaml' {
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[' ? 'json' : 'yaml';
+}
+
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, text/plain;q=0.9, */*;q=0.5';
 
 interface FetchedFile extends SpecFile {
@@ -39,18 +48,25 @@ export class SpecLoader {
     private readonly config: AppConfig,
   ) {}
 
-  async load(source: { url?: string; text?: string }): Promise<LoadedSpec> {
+  /**
+   * `isStored(hash)`: whether that content is stored already. Stored contents were validated when
+   * they were stored and never change, so a known text is not parsed again, and a known set of
+   * fetched files is not validated again (the usual case of a spec re-submitted unchanged).
+   */
+  async load(source: { url?: string; text?: string }, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
     try {
-      return source.url !== undefined ? await this.fromUrl(source.url) : await this.fromText(source.text as string);
+      return source.url !== undefined ? await this.fromUrl(source.url, isStored) : await this.fromText(source.text as string, isStored);
     } catch (error) {
       if (error instanceof SpecDocumentError) throw openApiError('openapi.invalid', error.message);
       throw error;
     }
   }
 
-  private async fromText(text: string): Promise<LoadedSpec> {
+  private async fromText(text: string, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
     const size = Buffer.byteLength(text);
     if (size > this.config.openapi.maxBytes) throw new SpecDocumentError(`source.text: the specification is larger than ${this.config.openapi.maxBytes} bytes`);
+    const hash = contentHash([{ key: TEXT_KEY, text }]);
+    if (await isStored(hash)) return { hash, format: guessFormat(text), rawText: text, filesystem: {}, size, sourceUrl: null, known: true };
     const parsed = parseSpecText(text, 'source.text');
     const key = parsed.format === 'json' ? 'openapi.json' : 'openapi.yaml';
     const entry: SpecFile = { key, document: parsed.document };
@@ -64,11 +80,13 @@ export class SpecLoader {
       }
     }
     checkPointers([entry], () => entry);
-    await validateSpecDocument(bundleForValidation(entry, [], () => undefined));
-    return { hash: contentHash([{ key, text }]), format: parsed.format, rawText: text, filesystem: { [key]: entry.document }, size, sourceUrl: null };
+    // The validator dereferences in place: it gets its own copy (parsing JSON again is cheaper than cloning).
+    const copy = parsed.format === 'json' ? { key, document: JSON.parse(text) as unknown } : entry;
+    await validateSpecDocument(bundleForValidation(copy, [], () => undefined, copy !== entry));
+    return { hash, format: parsed.format, rawText: text, filesystem: { [key]: entry.document }, size, sourceUrl: null, known: false };
   }
 
-  private async fromUrl(url: string): Promise<LoadedSpec> {
+  private async fromUrl(url: string, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
     const { maxBytes, maxFiles, maxRefDepth, fetchTimeoutMs } = this.config.openapi;
     const signal = AbortSignal.timeout(fetchTimeoutMs);
     let total = 0;
@@ -134,6 +152,16 @@ export class SpecLoader {
     }
 
     const all = [...files.values()];
+    const hash = contentHash(all.map((file) => ({ key: file.key, text: file.text })));
+    const loaded = {
+      hash,
+      format: entry.format,
+      rawText: entry.text,
+      filesystem: Object.fromEntries(all.map((file) => [file.key, file.document])),
+      size: total,
+      sourceUrl: entry.url,
+    };
+    if (await isStored(hash)) return { ...loaded, filesystem: {}, known: true };
     const locate = (from: SpecFile, ref: string): FetchedFile | undefined => {
       const { file: part } = splitRef(ref);
       return part === '' ? (from as FetchedFile) : files.get(fileUrl(new URL(part, from.url).toString()));
@@ -141,14 +169,7 @@ export class SpecLoader {
     checkPointers(all, (from, ref) => locate(from, ref) as SpecFile);
     const others = all.filter((file) => file !== entry);
     await validateSpecDocument(bundleForValidation(entry, others, (from, ref) => locate(from, ref)?.key));
-    return {
-      hash: contentHash(all.map((file) => ({ key: file.key, text: file.text }))),
-      format: entry.format,
-      rawText: entry.text,
-      filesystem: Object.fromEntries(all.map((file) => [file.key, file.document])),
-      size: total,
-      sourceUrl: entry.url,
-    };
+    return { ...loaded, known: false };
   }
 }
 
