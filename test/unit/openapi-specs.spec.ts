@@ -7,6 +7,7 @@ import {
   findRefs,
   parseSpecText,
   pathAtLine,
+  prepareForValidation,
   resolvePointer,
   SpecDocumentError,
   splitRef,
@@ -79,6 +80,24 @@ describe('OpenAPI spec documents', () => {
       });
       // The originals are untouched (they are what gets stored).
       expect(entry.document.a.$ref).toBe('pet.yaml#/Pet');
+    });
+
+    it('prepares files fetched from URLs: refs between them checked, then bundled', () => {
+      const entry = { key: 'openapi.yaml', url: 'http://h/specs/openapi.yaml', text: 'a:\n  $ref: "schemas/pet.yaml#/Pet"\n' };
+      const pet = { key: 'schemas/pet.yaml', url: 'http://h/specs/schemas/pet.yaml', text: 'Pet:\n  type: object\n  up:\n    $ref: "../openapi.yaml#/a"\n' };
+      expect(prepareForValidation([entry, pet])).toEqual({
+        a: { $ref: `#/${BUNDLE_FILES_KEY}/0/Pet` },
+        [BUNDLE_FILES_KEY]: { '0': { Pet: { type: 'object', up: { $ref: '#/a' } } } },
+      });
+      expect(() => prepareForValidation([{ ...entry, text: 'a:\n  $ref: "schemas/pet.yaml#/Dog"\n' }, pet])).toThrow(
+        'openapi.yaml #/a/$ref: "schemas/pet.yaml#/Dog" points to nothing (no "/Dog" in schemas/pet.yaml)',
+      );
+      expect(() => prepareForValidation([{ ...entry, text: 'a:\n  $ref: "other.yaml"\n' }, pet])).toThrow(
+        /points to a file that is not part of the specification/,
+      );
+      expect(() => prepareForValidation([{ key: 'openapi.json', text: '{"a": {"$ref": "#/b"}}' }])).toThrow(
+        '#/a/$ref: "#/b" points to nothing (no "/b" in openapi.json)',
+      );
     });
 
     it('hashes the same files the same way, whatever their order, and any change differently', () => {

@@ -12,6 +12,7 @@ import { OpenApiSpecContent } from './openapi-spec-content.entity';
 import { OpenApiSpecVersion } from './openapi-spec-version.entity';
 import { OpenApiSpec } from './openapi-spec.entity';
 import { SpecLoader } from './source/spec-loader';
+import { SpecValidator } from './source/spec-validator';
 
 /**
  * OpenAPI specifications (issue 16). Global only to provide content's computed-page port
@@ -26,6 +27,7 @@ import { SpecLoader } from './source/spec-loader';
     OpenApiSpecsRepository,
     OpenApiSpecsService,
     SpecLoader,
+    SpecValidator,
     OpenApiComputedRenderer,
     { provide: COMPUTED_CONTENT_RENDERER, useExisting: OpenApiComputedRenderer },
   ],

@@ -146,19 +146,20 @@ export interface SpecFile {
  * (an extension, allowed at the root of Swagger 2.0 and OpenAPI 3.x) and every `$ref` rewritten
  * to point inside it. The validator then resolves nothing outside this object: no file, no network.
  * `locate(file, ref)` names the file a `$ref` of `file` points to (by key), or undefined when it
- * stays in the same file.
+ * stays in the same file. Without `owned`, the documents are cloned first.
  */
 export function bundleForValidation(
   entry: SpecFile,
   others: SpecFile[],
   locate: (file: SpecFile, ref: string) => string | undefined,
-  entryIsCopy = false,
+  owned = false,
 ): Record<string, unknown> {
   const indexOf = new Map(others.map((file, index) => [file.key, index]));
   const prefixOf = (key: string) => (key === entry.key ? '#' : `#/${BUNDLE_FILES_KEY}/${indexOf.get(key)}`);
   const rewrite = (file: SpecFile): unknown => {
-    // `entryIsCopy`: the caller made the entry's document for this bundle alone, so it is not cloned again.
-    const copy = file === entry && entryIsCopy ? file.document : structuredClone(file.document);
+    // `owned`: the caller parsed these documents for this bundle alone, so they are not cloned again
+    // (the validator dereferences in place).
+    const copy = owned ? file.document : structuredClone(file.document);
     // Refs inside the entry file stay as they are; only the other files' refs need rewriting.
     if (file === entry && others.length === 0) return copy;
     for (const found of findRefs(copy, file.key)) {
@@ -201,4 +202,50 @@ export function pathAtLine(document: unknown, line: number): (string | number)[]
   };
   walk(document, []);
   return found;
+}
+
+/** A file as the fetcher found it: its key, its text, and (URL sources) where it came from. */
+export interface SourceFile {
+  key: string;
+  text: string;
+  url?: string;
+}
+
+/** A file's URL without its fragment: the identity of a fetched file. */
+export function fileUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.toString();
+}
+
+/**
+ * Parses the files of a source (the entry first) and checks every `$ref` lands on something, then
+ * builds the validator's bundle. Pure and self-contained, so it runs in the validation worker.
+ */
+export function prepareForValidation(sources: SourceFile[]): Record<string, unknown> {
+  const files = sources.map((source) => ({ ...source, document: parseSpecText(source.text, source.key).document }));
+  const byUrl = new Map(files.flatMap((file) => (file.url ? [[fileUrl(file.url), file] as const] : [])));
+  const locate = (from: SpecFile, ref: string): SpecFile | undefined => {
+    const { file: part } = splitRef(ref);
+    if (part === '') return from;
+    return from.url ? byUrl.get(fileUrl(new URL(part, from.url).toString())) : undefined;
+  };
+  checkPointers(files, locate);
+  const [entry, ...others] = files;
+  return bundleForValidation(entry, others, (from, ref) => locate(from, ref)?.key, true);
+}
+
+/** Every `$ref` must land on something: a broken one is named with its place, before the validator runs. */
+export function checkPointers(files: SpecFile[], locate: (from: SpecFile, ref: string) => SpecFile | undefined): void {
+  for (const file of files) {
+    for (const found of findRefs(file.document, file.key)) {
+      const target = locate(file, found.ref);
+      const { pointer } = splitRef(found.ref);
+      const prefix = files.length > 1 ? `${file.key} ` : '';
+      if (!target) throw new SpecDocumentError(`${prefix}${toPointer(found.path)}: "${found.ref}" points to a file that is not part of the specification`);
+      if (resolvePointer(target.document, pointer) === undefined) {
+        throw new SpecDocumentError(`${prefix}${toPointer(found.path)}: "${found.ref}" points to nothing (no "${pointer}" in ${target.key})`);
+      }
+    }
+  }
 }

@@ -4,19 +4,8 @@ import { OutboundHttpClient } from '../../../common/outbound/outbound-http.clien
 import { AppConfig } from '../../../config/app-config';
 import { openApiError } from '../openapi-spec.errors';
 import type { LoadedSpec } from '../openapi-spec.read-model';
-import {
-  bundleForValidation,
-  contentHash,
-  findRefs,
-  parseSpecText,
-  resolvePointer,
-  SpecDocumentError,
-  SpecFile,
-  SpecFormat,
-  splitRef,
-  toPointer,
-} from './spec-documents';
-import { validateSpecDocument } from './spec-validation';
+import { contentHash, fileUrl, findRefs, parseSpecText, SpecDocumentError, SpecFile, SpecFormat, splitRef, toPointer } from './spec-documents';
+import { SpecValidator } from './spec-validator';
 
 /** The key a text source's hash is computed under (its filesystem key depends on the format, found by parsing). */
 const TEXT_KEY = 'source.text';
@@ -46,6 +35,7 @@ export class SpecLoader {
   constructor(
     private readonly outbound: OutboundHttpClient,
     private readonly config: AppConfig,
+    private readonly validator: SpecValidator,
   ) {}
 
   /**
@@ -79,10 +69,7 @@ export class SpecLoader {
         );
       }
     }
-    checkPointers([entry], () => entry);
-    // The validator dereferences in place: it gets its own copy (parsing JSON again is cheaper than cloning).
-    const copy = parsed.format === 'json' ? { key, document: JSON.parse(text) as unknown } : entry;
-    await validateSpecDocument(bundleForValidation(copy, [], () => undefined, copy !== entry));
+    await this.validator.validate([{ key, text }]);
     return { hash, format: parsed.format, rawText: text, filesystem: { [key]: entry.document }, size, sourceUrl: null, known: false };
   }
 
@@ -162,13 +149,8 @@ export class SpecLoader {
       sourceUrl: entry.url,
     };
     if (await isStored(hash)) return { ...loaded, filesystem: {}, known: true };
-    const locate = (from: SpecFile, ref: string): FetchedFile | undefined => {
-      const { file: part } = splitRef(ref);
-      return part === '' ? (from as FetchedFile) : files.get(fileUrl(new URL(part, from.url).toString()));
-    };
-    checkPointers(all, (from, ref) => locate(from, ref) as SpecFile);
-    const others = all.filter((file) => file !== entry);
-    await validateSpecDocument(bundleForValidation(entry, others, (from, ref) => locate(from, ref)?.key));
+    // The entry first: the worker bundles the others under it.
+    await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url })));
     return { ...loaded, known: false };
   }
 }
@@ -177,27 +159,6 @@ function checkIsObject(entry: SpecFile): void {
   if (!entry.document || typeof entry.document !== 'object' || Array.isArray(entry.document)) {
     throw new SpecDocumentError(`${entry.key || 'the specification'} is not an OpenAPI document: its top level must be an object`);
   }
-}
-
-/** Every `$ref` must land on something: a broken one is named with its place, before the validator runs. */
-function checkPointers(files: SpecFile[], locate: (from: SpecFile, ref: string) => SpecFile): void {
-  for (const file of files) {
-    for (const found of findRefs(file.document, file.key)) {
-      const target = locate(file, found.ref);
-      const { pointer } = splitRef(found.ref);
-      if (resolvePointer(target.document, pointer) === undefined) {
-        const prefix = files.length > 1 ? `${file.key} ` : '';
-        throw new SpecDocumentError(`${prefix}${toPointer(found.path)}: "${found.ref}" points to nothing (no "${pointer}" in ${target.key})`);
-      }
-    }
-  }
-}
-
-/** A file's URL without its fragment: the identity of a fetched file. */
-function fileUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.hash = '';
-  return parsed.toString();
 }
 
 /** The filesystem key of a file: its path relative to the entry file's folder (absolute path when above it). */
