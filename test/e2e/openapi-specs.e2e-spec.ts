@@ -19,6 +19,7 @@ describe('OpenAPI specifications', () => {
       '/specs/schemas/pet.yaml': { type: 'application/yaml', body: SPLIT_PET },
       '/specs/schemas/owner.json': { type: 'application/json', body: SPLIT_OWNER },
       '/specs/petstore.json': { type: 'application/json', body: JSON.stringify(petstore()) },
+      '/specs/petstore-plus-one.json': { type: 'application/json', body: `${JSON.stringify(petstore())} ` },
       '/specs/outside.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', 'http://localhost:1/pet.yaml#/Pet') },
       '/specs/missing-file.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', './schemas/nope.yaml#/Pet') },
       '/specs/missing-pointer.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', './schemas/pet.yaml#/Dog') },
@@ -268,25 +269,37 @@ describe('OpenAPI specifications', () => {
       expectErrorEnvelope(await create(org, 'split', { text: SPLIT_ENTRY }), 400, /cannot reference other files/);
     });
 
-    it('bounds the size of a document', async () => {
-      const small = await createTestApp({ OPENAPI_MAX_BYTES: '1024', OUTBOUND_ALLOW_PRIVATE: 'true' });
+    it('bounds the size of a document: n bytes accepted, n + 1 refused (text and URL)', async () => {
+      const text = JSON.stringify(petstore());
+      const limit = Buffer.byteLength(text);
+      const small = await createTestApp({ OPENAPI_MAX_BYTES: String(limit), OUTBOUND_ALLOW_PRIVATE: 'true' });
       try {
         const org = await createOrganization(small);
-        const text = JSON.stringify(petstore());
-        expect(Buffer.byteLength(text)).toBeGreaterThan(1024);
-        const res = await small.http
-          .post(`/v1/orgs/${org.id}/openapi`)
-          .set(...org.admin.auth)
-          .send({ slug: 'big', source: { text } });
-        expectErrorEnvelope(res, 400, /larger than 1024 bytes/);
-        const fromUrl = await small.http
-          .post(`/v1/orgs/${org.id}/openapi`)
-          .set(...org.admin.auth)
-          .send({ slug: 'big', source: { url: `${site.origin}/specs/petstore.json` } });
-        expectErrorEnvelope(fromUrl, 400, /larger than 1024 bytes/);
+        const send = (slug: string, source: Record<string, string>) =>
+          small.http
+            .post(`/v1/orgs/${org.id}/openapi`)
+            .set(...org.admin.auth)
+            .send({ slug, source });
+        await send('fits', { text }).expect(201);
+        expectErrorEnvelope(await send('text', { text: `${text} ` }), 400, new RegExp(`larger than ${limit} bytes`));
+        await send('fits-url', { url: `${site.origin}/specs/petstore.json` }).expect(201);
+        expectErrorEnvelope(await send('url', { url: `${site.origin}/specs/petstore-plus-one.json` }), 400, new RegExp(`larger than ${limit} bytes`));
+        expect(await small.dataSource.getRepository(OpenApiSpec).countBy({ organizationId: org.id })).toBe(2);
       } finally {
         await small.close();
       }
+    });
+
+    it('accepts a source URL of 2048 characters and refuses 2049', async () => {
+      const org = await createOrganization(t);
+      const url = (length: number) => {
+        const prefix = `${site.origin}/specs/`;
+        return `${prefix}${'a'.repeat(length - prefix.length - 5)}.json`;
+      };
+      expect(url(2048)).toHaveLength(2048);
+      // Past validation: fetched, and the test server has no such file.
+      expectErrorEnvelope(await create(org, 'long', { url: url(2048) }), 400, /could not fetch .*HTTP 404/);
+      expectErrorEnvelope(await create(org, 'long', { url: url(2049) }), 400, /url: must be shorter than or equal to 2048 characters/);
     });
   });
 
