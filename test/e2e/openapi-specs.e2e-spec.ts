@@ -25,6 +25,14 @@ describe('OpenAPI specifications', () => {
       '/specs/missing-pointer.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', './schemas/pet.yaml#/Dog') },
       '/specs/not-a-spec.txt': { type: 'text/plain', body: 'just: [some\nbroken yaml' },
       '/specs/redirect.yaml': { status: 302, headers: { location: '/specs/petstore.json' } },
+      '/specs/via-redirect.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', './schemas/moved.yaml#/Pet') },
+      '/specs/schemas/moved.yaml': { status: 302, headers: { location: '/specs/schemas/pet.yaml' } },
+      '/specs/via-other-origin.yaml': { type: 'application/yaml', body: SPLIT_ENTRY.replace('./schemas/pet.yaml#/Pet', './schemas/elsewhere.yaml#/Pet') },
+      '/specs/schemas/elsewhere.yaml': (req, res) => {
+        // The same server under another name is another origin.
+        const port = (req.headers.host ?? '').split(':')[1];
+        res.writeHead(302, { location: `http://localhost:${port}/specs/schemas/pet.yaml` }).end();
+      },
     });
   });
   afterAll(async () => {
@@ -436,10 +444,18 @@ describe('OpenAPI specifications', () => {
       expect(await versionCount(org, 'split')).toBe(1);
     });
 
-    it('follows a redirect on the same origin', async () => {
+    it('follows a redirect on the same origin, for the entry and for a referenced file, but not to another origin', async () => {
       const org = await createOrganization(t);
       await create(org, 'moved', { url: `${site.origin}/specs/redirect.yaml` }).expect(201);
       expect((await get(org, `${versions(org, 'moved')}/latest`).expect(200)).body.url).toBe(`${site.origin}/specs/petstore.json`);
+      await create(org, 'ref-moved', { url: `${site.origin}/specs/via-redirect.yaml` }).expect(201);
+      const content = await get(org, `${versions(org, 'ref-moved')}/latest/content`).expect(200);
+      expect(Object.keys(content.body.filesystem)).toEqual(['via-redirect.yaml', 'schemas/moved.yaml', 'schemas/owner.json']);
+      expectErrorEnvelope(
+        await create(org, 'ref-away', { url: `${site.origin}/specs/via-other-origin.yaml` }),
+        400,
+        /redirected to http:\/\/localhost.*outside the specification's origin/,
+      );
     });
 
     it('refuses a $ref to another origin, a missing file or pointer, and an unreadable document, creating nothing', async () => {

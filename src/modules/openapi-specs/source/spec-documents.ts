@@ -208,7 +208,10 @@ export function pathAtLine(document: unknown, line: number): (string | number)[]
 export interface SourceFile {
   key: string;
   text: string;
+  /** Where it was fetched from, after redirects: refs inside it resolve against this. */
   url?: string;
+  /** The URL a `$ref` asked for, when a (same-origin) redirect answered from another one. */
+  requested?: string;
 }
 
 /** A file's URL without its fragment: the identity of a fetched file. */
@@ -224,7 +227,7 @@ export function fileUrl(url: string): string {
  */
 export function prepareForValidation(sources: SourceFile[]): Record<string, unknown> {
   const files = sources.map((source) => ({ ...source, document: parseSpecText(source.text, source.key).document }));
-  const byUrl = new Map(files.flatMap((file) => (file.url ? [[fileUrl(file.url), file] as const] : [])));
+  const byUrl = new Map(files.flatMap((file) => [file.url, file.requested].flatMap((url) => (url ? [[fileUrl(url), file] as const] : []))));
   const locate = (from: SpecFile, ref: string): SpecFile | undefined => {
     const { file: part } = splitRef(ref);
     if (part === '') return from;

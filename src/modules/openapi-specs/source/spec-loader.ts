@@ -150,7 +150,8 @@ export class SpecLoader {
     };
     if (await isStored(hash)) return { ...loaded, filesystem: {}, known: true };
     // The entry first: the worker bundles the others under it.
-    await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url })));
+    const requested = new Map([...files].map(([asked, file]) => [file, asked]));
+    await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url, requested: requested.get(file) })));
     return { ...loaded, known: false };
   }
 }
