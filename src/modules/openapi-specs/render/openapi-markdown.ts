@@ -122,7 +122,7 @@ export class OpenApiMarkdownRenderer {
       const description = text(declared.find((entry) => entry.name === tag)?.description);
       if (only === undefined || withHeading) out.push(`## ${inline(tag)}`, '');
       if (description) out.push(description.trim(), '');
-      for (const operation of operations) out.push(...this.operation(operation, 3));
+      for (const operation of operations) this.operation(operation, 3, out);
     }
     if (only !== undefined && !groups.has(only)) out.push(`_The specification has no operations tagged ${code(only)}._`, '');
     return finish(out);
@@ -131,13 +131,14 @@ export class OpenApiMarkdownRenderer {
   private single(path: string, method: string): string {
     const match = this.operations().find((operation) => operation.path === path && (method === '' || operation.method === method));
     if (!match) return finish([`_The specification has no operation ${code(`${method.toUpperCase()} ${path}`.trim())}._`]);
-    return finish(this.operation(match, 2));
+    return finish(this.operation(match, 2, []));
   }
 
-  private operation({ method, path, operation, pathItem, file }: Operation, level: number): string[] {
+  /** Appends the operation's lines to `out` (one array for the whole page: a spec may have thousands). */
+  private operation({ method, path, operation, pathItem, file }: Operation, level: number, out: string[]): string[] {
     const hashes = '#'.repeat(level);
     const title = inline(text(operation.summary)) || inline(text(operation.operationId)) || `${method.toUpperCase()} ${path}`;
-    const out = [`${hashes} ${title}`, '', code(`${method.toUpperCase()} ${path}`), ''];
+    out.push(`${hashes} ${title}`, '', code(`${method.toUpperCase()} ${path}`), '');
     if (operation.deprecated === true) out.push('**Deprecated.**', '');
     const description = text(operation.description);
     if (description) out.push(description.trim(), '');
