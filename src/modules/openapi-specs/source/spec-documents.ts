@@ -61,8 +61,8 @@ export interface FoundRef {
  * document cannot overflow the stack); a document nested deeper than MAX_NESTING is refused.
  */
 export function findRefs(document: unknown, name: string): FoundRef[] {
-  // Paths are kept as links to the parent (materialised only for the refs found): a 5 MB document
-  // has hundreds of thousands of nodes, and copying each one's path array cost more than the walk.
+  // Paths are kept as links to the parent and built only for the refs found (and for the error of a
+  // too-deep document), so the walk allocates one small record per node, not one path array.
   interface Step {
     value: unknown;
     key: string | number | undefined;
