@@ -12,6 +12,7 @@ import { Sites1800000071000 } from './1800000071000-sites';
 import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
 import { Comments1800000073000 } from './1800000073000-comments';
 import { SiteStructure1800000074000 } from './1800000074000-site-structure';
+import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ComputedPages1800000071500,
   Comments1800000073000,
   SiteStructure1800000074000,
+  OpenApiSpecs1800000075000,
 ];

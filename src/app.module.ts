@@ -21,6 +21,7 @@ import { CollectionsModule } from './modules/collections/collections.module';
 import { ContentModule } from './modules/content/content.module';
 import { InvitesModule } from './modules/invites/invites.module';
 import { MembersModule } from './modules/members/members.module';
+import { OpenApiSpecsModule } from './modules/openapi-specs/openapi-specs.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
 import { SitesModule } from './modules/sites/sites.module';
@@ -47,6 +48,7 @@ export const DOMAIN_MODULES = [
   ChangeRequestsModule,
   CommentsModule,
   SitesModule,
+  OpenApiSpecsModule,
 ];
 
 @Module({})

@@ -6,6 +6,7 @@ import type { CommentErrorCode } from './modules/comments/comment.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
+import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
 import type { SiteErrorCode } from './modules/sites/site.errors';
@@ -29,7 +30,8 @@ export type ErrorCode =
   | CollectionErrorCode
   | ContentErrorCode
   | CommentErrorCode
-  | SiteErrorCode;
+  | SiteErrorCode
+  | OpenApiSpecErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -133,4 +135,11 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'site.invalid_customization': 400,
   'site.path_taken': 409,
   'site.no_site_spaces': 400,
+
+  'openapi.spec_not_found': 404,
+  'openapi.version_not_found': 404,
+  'openapi.forbidden': 403,
+  'openapi.slug_taken': 409,
+  'openapi.invalid': 400,
+  'openapi.fetch_failed': 400,
 };

@@ -28,6 +28,8 @@ export class AppConfig {
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
+  /** Bounds of one OpenAPI specification: bytes (all files), files, depth of external `$ref` chains, fetch time. */
+  readonly openapi: { maxBytes: number; maxFiles: number; maxRefDepth: number; fetchTimeoutMs: number };
   /** Background jobs: whether this replica runs workers, their concurrency per queue, and the idle poll interval. */
   readonly jobs: { enabled: boolean; concurrency: number; pollIntervalMs: number };
   /** Requests per window per address and per token, and the failed-authentication budget per address (0: off). */
@@ -58,6 +60,12 @@ export class AppConfig {
       maxBytes: env.IMPORT_MAX_BYTES,
       timeoutMs: env.IMPORT_TIMEOUT_MS,
       concurrency: env.IMPORT_CONCURRENCY,
+    };
+    this.openapi = {
+      maxBytes: env.OPENAPI_MAX_BYTES,
+      maxFiles: env.OPENAPI_MAX_FILES,
+      maxRefDepth: env.OPENAPI_MAX_REF_DEPTH,
+      fetchTimeoutMs: env.OPENAPI_FETCH_TIMEOUT_MS,
     };
     this.jobs = { enabled: env.JOBS_ENABLED, concurrency: env.JOBS_CONCURRENCY, pollIntervalMs: env.JOBS_POLL_INTERVAL_MS };
     this.rateLimit = {

@@ -155,6 +155,38 @@ export class EnvironmentVariables {
   @Max(32)
   IMPORT_CONCURRENCY: number = 4;
 
+  /** Largest OpenAPI specification accepted, in bytes: the entry file and every file it references together. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  OPENAPI_MAX_BYTES: number = 10 * 1024 * 1024;
+
+  /** Most files one specification from a URL may consist of (the entry file and the files its `$ref`s name). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  OPENAPI_MAX_FILES: number = 100;
+
+  /** Deepest chain of files a specification's external `$ref`s may follow (entry → a → b is 2). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  OPENAPI_MAX_REF_DEPTH: number = 10;
+
+  /** Time limit of fetching one specification from a URL, every referenced file included, in milliseconds. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  OPENAPI_FETCH_TIMEOUT_MS: number = 60_000;
+
   /** Whether this replica runs job workers, pg-boss maintenance and cron schedules (false: it only sends jobs). */
   @IsOptional()
   @Transform(toBool)

@@ -33,14 +33,14 @@ export class ContentController {
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
-    return presentRevision(await this.content.revision(access, undefined), { metadata: query.metadata });
+    return presentRevision(await this.content.revision(access, undefined, query.computed), { metadata: query.metadata });
   }
 
   @Get('pages')
   @ApiOperation({ operationId: 'listPages', summary: 'The page tree of the active revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
-  async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() _query: RevisionQueryDto): Promise<RevisionPagesJson> {
-    return presentPages(await this.content.pages(access, undefined));
+  async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto): Promise<RevisionPagesJson> {
+    return presentPages(await this.content.pages(access, undefined, query.computed));
   }
 
   @Get('files')

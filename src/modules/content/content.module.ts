@@ -4,6 +4,7 @@ import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SpaceWritesModule } from '../space-writes/space-writes.module';
+import { ComputedPages } from './computed/computed-pages';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
@@ -40,6 +41,7 @@ import { SearchPage } from './search/search-page.entity';
   providers: [
     ContentRepository,
     ContentService,
+    ComputedPages,
     RevisionWriter,
     RevisionLifecycleService,
     SearchIndexRepository,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccess } from '../access/space-access.service';
 import type { RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
+import { ComputedPages } from './computed/computed-pages';
 import { ContentRepository } from './content.repository';
 import { contentError } from './content.errors';
 import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
@@ -20,6 +21,7 @@ export class ContentService {
   constructor(
     private readonly content: ContentRepository,
     private readonly config: AppConfig,
+    private readonly computedPages: ComputedPages,
   ) {}
 
   /**
@@ -44,19 +46,23 @@ export class ContentService {
     };
   }
 
-  async revision(access: SpaceAccess, revisionId: string | undefined): Promise<RevisionContent> {
+  /** `computed`: whether computed pages get their generated body (the `computed` query flag). */
+  async revision(access: SpaceAccess, revisionId: string | undefined, computed = true): Promise<RevisionContent> {
     const { revision, context } = await this.open(access, revisionId);
     const [pages, files, reusableContents] = await Promise.all([
       this.content.pages(revision.id),
       this.content.files(revision.id),
       this.content.reusableContents(revision.id),
     ]);
+    await this.computedPages.fill(context.organizationId, pages, computed);
     return { context, revision, pages, files, reusableContents };
   }
 
-  async pages(access: SpaceAccess, revisionId: string | undefined): Promise<RevisionPages> {
+  async pages(access: SpaceAccess, revisionId: string | undefined, computed = true): Promise<RevisionPages> {
     const { revision, context } = await this.open(access, revisionId);
-    return { context, pages: await this.content.pages(revision.id) };
+    const pages = await this.content.pages(revision.id);
+    await this.computedPages.fill(context.organizationId, pages, computed);
+    return { context, pages };
   }
 
   /** One page and its descendants (the page first); with every page's path when refs are to be relative. */
@@ -68,6 +74,7 @@ export class ContentService {
     }
     // Relative refs need every page's path, not only the subtree's.
     const paths = query['format.markdown.refs'] === 'relative' ? await this.content.pagePaths(revision.id) : undefined;
+    await this.computedPages.fill(context.organizationId, subtree, query.computed);
     return { context, pages: subtree, paths };
   }
 

@@ -34,7 +34,7 @@ export class RevisionsController {
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
-    return presentRevision(await this.content.revision(access, revisionId), { metadata: query.metadata });
+    return presentRevision(await this.content.revision(access, revisionId, query.computed), { metadata: query.metadata });
   }
 
   @Get('pages')
@@ -43,9 +43,9 @@ export class RevisionsController {
   async pages(
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
-    @Query() _query: RevisionQueryDto,
+    @Query() query: RevisionQueryDto,
   ): Promise<RevisionPagesJson> {
-    return presentPages(await this.content.pages(access, revisionId));
+    return presentPages(await this.content.pages(access, revisionId, query.computed));
   }
 
   @Get('files')

@@ -12,7 +12,7 @@ export class RevisionQueryDto {
   @IsBoolean()
   metadata: boolean = true;
 
-  @ApiPropertyOptional({ default: true, description: 'false skips computed content (Quire has none yet: accepted for compatibility)' })
+  @ApiPropertyOptional({ default: true, description: 'false leaves out the generated body of computed pages (OpenAPI reference pages)' })
   @Optional()
   @QueryBoolean()
   @IsBoolean()

@@ -1,0 +1,37 @@
+import type { OpenApiSpecContent, OpenApiFilesystem } from './openapi-spec-content.entity';
+import type { OpenApiSpecVersion } from './openapi-spec-version.entity';
+import type { OpenApiSpec } from './openapi-spec.entity';
+
+/** A version with what its presentation needs: its spec. */
+export interface OpenApiVersionRow {
+  spec: OpenApiSpec;
+  version: OpenApiSpecVersion;
+}
+
+/** A version's stored content, as `content` and `content/raw` read it. */
+export interface OpenApiVersionContent extends OpenApiVersionRow {
+  content: Pick<OpenApiSpecContent, 'hash' | 'format'> & { rawText?: string; filesystem?: OpenApiFilesystem };
+}
+
+/** A source parsed and validated, ready to be stored as a version. */
+export interface LoadedSpec {
+  hash: string;
+  format: 'json' | 'yaml';
+  rawText: string;
+  filesystem: OpenApiFilesystem;
+  size: number;
+  /** The URL the entry file was fetched from (after redirects); null for text. */
+  sourceUrl: string | null;
+  /**
+   * True when a content with this hash is stored already (it was validated then): nothing was
+   * validated again, `filesystem` is left empty and nothing needs storing.
+   */
+  known: boolean;
+}
+
+/** What a create-or-replace did: the spec, whether it is new, whether a version was added. */
+export interface SpecWriteResult {
+  spec: OpenApiSpec;
+  created: boolean;
+  newVersion: boolean;
+}
