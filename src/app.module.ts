@@ -22,6 +22,7 @@ import { InvitesModule } from './modules/invites/invites.module';
 import { MembersModule } from './modules/members/members.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
+import { InsightsModule } from './modules/insights/insights.module';
 import { SitesModule } from './modules/sites/sites.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
@@ -45,6 +46,7 @@ export const DOMAIN_MODULES = [
   ContentModule,
   ChangeRequestsModule,
   SitesModule,
+  InsightsModule,
 ];
 
 @Module({})

@@ -3,6 +3,7 @@ import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
+import type { InsightsErrorCode } from './modules/insights/insights.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
@@ -25,7 +26,8 @@ export type ErrorCode =
   | AccessErrorCode
   | SpaceErrorCode
   | CollectionErrorCode
-  | ContentErrorCode;
+  | ContentErrorCode
+  | InsightsErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -108,4 +110,8 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,
   'content.import_bad_url': 400,
+
+  'insights.site_not_found': 404,
+  'insights.invalid_event': 400,
+  'insights.invalid_query': 400,
 };
