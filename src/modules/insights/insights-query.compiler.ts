@@ -166,7 +166,8 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
   const expressionsOf = (ref: ColumnRef): string[] => {
     const spec = ref.spec;
     if (spec.kind === 'metric') return [`(${spec.aggregate})::bigint`];
-    if (ref.column === 'datetime') return [`date_trunc('${ref.interval ?? 'day'}', s.t, 'UTC')`];
+    // On UTC wall time (timestamp without zone): the three-argument date_trunc looks the zone up per row.
+    if (ref.column === 'datetime') return [`(date_trunc('${ref.interval ?? 'day'}', s.t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`];
     if (spec.fromTime) return [spec.raw];
     return (sourceNames.get(ref.key) as string[]).map((name) => `s.${name}`);
   };

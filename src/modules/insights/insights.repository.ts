@@ -4,7 +4,7 @@ import { Site } from '../sites/site.entity';
 import type { CompiledAggregate } from './insights-query.compiler';
 import type { InsightEventRow, VisitorSegmentRow } from './insights.read-model';
 
-/** Columns of `insights_events` in the order the ingest statement binds them (one array parameter each). */
+/** Columns of `insights_events` and the row members (and types) the ingest statement reads them from. */
 const EVENT_COLUMNS: [keyof InsightEventRow, string, string][] = [
   ['occurredAt', 'occurred_at', 'timestamptz'],
   ['type', 'type', 'text'],
@@ -33,28 +33,30 @@ const EVENT_COLUMNS: [keyof InsightEventRow, string, string][] = [
 ];
 
 const PAGE_DIMENSIONS = 'type, display_context, site_section, site_space, site_share_key, space_id, page_id, url_path, referrer_domain';
+/** The same dimensions, as the batch's record names them. */
+const PAGE_KEYS = '"type", "displayContext", "siteSection", "siteSpace", "siteShareKey", "spaceId", "pageId", "urlPath", "referrerDomain"';
 
 /**
- * The ingest statement: one INSERT of the whole batch from arrays (`unnest`), and in the same
+ * The ingest statement: one INSERT of the whole batch (`json_to_recordset`), and in the same
  * statement the upserts of both hourly rollups, so rollups and raw events never disagree. Rollup rows
  * are upserted in key order, so two batches touching the same hours lock them in the same order.
  */
 const INGEST_SQL = `
   WITH batch AS (
-    SELECT * FROM unnest(${EVENT_COLUMNS.map(([, , type], index) => `$${index + 2}::${type === 'jsonb' ? 'text' : type}[]`).join(', ')})
-      AS b(${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
+    SELECT * FROM json_to_recordset($2::json)
+      AS b(${EVENT_COLUMNS.map(([key, , type]) => `"${key}" ${type === 'jsonb' ? 'jsonb' : type}`).join(', ')})
   ), inserted AS (
     INSERT INTO insights_events (site_id, ${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
-    SELECT $1, ${EVENT_COLUMNS.map(([, column, type]) => (type === 'jsonb' ? `${column}::jsonb` : column)).join(', ')} FROM batch
+    SELECT $1, ${EVENT_COLUMNS.map(([key]) => `"${key}"`).join(', ')} FROM batch
   ), totals AS (
     INSERT INTO insights_hourly_totals AS r (site_id, hour, type, display_context, events)
-    SELECT $1, date_trunc('hour', occurred_at, 'UTC'), type, display_context, count(*) FROM batch
+    SELECT $1, date_trunc('hour', "occurredAt", 'UTC'), "type", "displayContext", count(*) FROM batch
     GROUP BY 2, 3, 4 ORDER BY 2, 3, 4
     ON CONFLICT (site_id, hour, type, display_context) DO UPDATE SET events = r.events + excluded.events
   )
   INSERT INTO insights_hourly_pages AS r (site_id, hour, ${PAGE_DIMENSIONS}, events)
-  SELECT $1, date_trunc('hour', occurred_at, 'UTC'), ${PAGE_DIMENSIONS}, count(*) FROM batch
-  GROUP BY 2, ${PAGE_DIMENSIONS} ORDER BY 2, ${PAGE_DIMENSIONS}
+  SELECT $1, date_trunc('hour', "occurredAt", 'UTC'), ${PAGE_KEYS}, count(*) FROM batch
+  GROUP BY 2, ${PAGE_KEYS} ORDER BY 2, ${PAGE_KEYS}
   ON CONFLICT ON CONSTRAINT insights_hourly_pages_key DO UPDATE SET events = r.events + excluded.events`;
 
 @Injectable()
@@ -67,13 +69,8 @@ export class InsightsRepository {
   /** Appends a batch of events of one site and counts them into the hourly rollups, in one statement. */
   async insertBatch(em: EntityManager, siteId: string, rows: InsightEventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const arrays = EVENT_COLUMNS.map(([key, , type]) =>
-      rows.map((row) => {
-        const value = row[key];
-        return type === 'jsonb' ? (value === null ? null : JSON.stringify(value)) : value;
-      }),
-    );
-    await em.query(INGEST_SQL, [siteId, ...arrays]);
+    // The batch travels as one JSON parameter (PostgreSQL parses it faster than 24 text arrays).
+    await em.query(INGEST_SQL, [siteId, JSON.stringify(rows)]);
   }
 
   async aggregate(em: EntityManager, query: CompiledAggregate): Promise<Record<string, unknown>[]> {
@@ -118,9 +115,13 @@ export class InsightsRepository {
     return until;
   }
 
-  /** Recomputes a site's rollups over [from, to) (whole hours) from raw events: for history loaded straight into the table. */
+  /**
+   * Recomputes a site's rollups for the hours that [from, to) touches (widened to whole hours) from raw
+   * events: for history loaded straight into the table.
+   */
   async rebuildRollups(em: EntityManager, siteId: string, from: Date, to: Date): Promise<void> {
-    const range = [siteId, from, to];
+    const hour = 3_600_000;
+    const range = [siteId, new Date(Math.floor(from.getTime() / hour) * hour), new Date(Math.ceil(to.getTime() / hour) * hour)];
     await em.query(`DELETE FROM insights_hourly_totals WHERE site_id = $1 AND hour >= $2 AND hour < $3`, range);
     await em.query(`DELETE FROM insights_hourly_pages WHERE site_id = $1 AND hour >= $2 AND hour < $3`, range);
     await em.query(
