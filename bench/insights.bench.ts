@@ -80,6 +80,7 @@ async function loadHistory(dataSource: DataSource, repository: InsightsRepositor
   const now = new Date();
   const from = new Date(now);
   from.setUTCFullYear(from.getUTCFullYear() - 1);
+  from.setTime(from.getTime() + 3_600_000); // an hour inside the year the query asks for a moment later
   await dataSource.transaction((em) => repository.ensurePartitions(em, from, now));
   const runner = dataSource.createQueryRunner();
   await runner.connect();

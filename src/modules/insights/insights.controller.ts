@@ -1,12 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { AggregateEventsDto } from './dto/aggregate-events.dto';
-import { TrackEventsDto } from './dto/track-events.dto';
+import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
 import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
 import { InsightsService } from './insights.service';
 
@@ -27,9 +27,10 @@ export class InsightsController {
   @Post('events')
   @HttpCode(204)
   @ApiOperation({ operationId: 'trackEventsInSiteById', summary: 'Track site events (at most 1000 per request)' })
+  @ApiBody({ type: TrackEventsDto, required: true })
   @ApiNoContentResponse({ description: 'Events have been tracked.' })
-  async track(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: TrackEventsDto): Promise<void> {
-    await this.insights.track(caller, siteId, dto);
+  async track(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body(TrackEventsPipe) body: TrackEventsBody): Promise<void> {
+    await this.insights.track(caller, siteId, body);
   }
 
   @Post('events/aggregate')

@@ -7,7 +7,7 @@ import type { Page } from '../../common/pagination/paginate';
 import type { Membership } from '../organizations/membership.entity';
 import type { Site } from '../sites/site.entity';
 import type { AggregateEventsDto } from './dto/aggregate-events.dto';
-import type { TrackEventsDto } from './dto/track-events.dto';
+import type { TrackEventsBody } from './dto/track-events.dto';
 import { parseEvents } from './insights-event.parser';
 import { compileAggregate, CompiledAggregate } from './insights-query.compiler';
 import { insightsError } from './insights.errors';
@@ -25,9 +25,9 @@ export class InsightsService {
   ) {}
 
   /** Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows. */
-  async track(caller: Membership, siteId: string, dto: TrackEventsDto, now = new Date()): Promise<InsightEventRow[]> {
+  async track(caller: Membership, siteId: string, body: TrackEventsBody, now = new Date()): Promise<InsightEventRow[]> {
     const site = await this.site(caller, siteId);
-    const rows = parseEvents(dto.events, now);
+    const rows = parseEvents(body.events, now);
     await this.record(site.id, rows);
     return rows;
   }
