@@ -21,9 +21,16 @@ export class InsightsPartitionsService implements OnApplicationBootstrap {
     private readonly repository: InsightsRepository,
   ) {}
 
-  /** A server started long after its last migration still has the current window before it takes events. */
+  /**
+   * A server started long after its last migration still has the current window before it takes events.
+   * A failure here does not stop the start (the migration made the first window; the hourly job retries).
+   */
   async onApplicationBootstrap(): Promise<void> {
-    await this.ensureAhead();
+    try {
+      await this.ensureAhead();
+    } catch (error) {
+      this.logger.warn({ msg: 'could not create the insights partitions ahead; the hourly job will retry', err: error });
+    }
   }
 
   async ensureAhead(now = new Date()): Promise<number> {
