@@ -13,6 +13,7 @@ import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
 import { Comments1800000073000 } from './1800000073000-comments';
 import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
+import { SiteInsights1800000076000 } from './1800000076000-site-insights';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Comments1800000073000,
   SiteStructure1800000074000,
   OpenApiSpecs1800000075000,
+  SiteInsights1800000076000,
 ];

@@ -24,6 +24,7 @@ import { MembersModule } from './modules/members/members.module';
 import { OpenApiSpecsModule } from './modules/openapi-specs/openapi-specs.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
+import { InsightsModule } from './modules/insights/insights.module';
 import { SitesModule } from './modules/sites/sites.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
@@ -49,6 +50,7 @@ export const DOMAIN_MODULES = [
   CommentsModule,
   SitesModule,
   OpenApiSpecsModule,
+  InsightsModule,
 ];
 
 @Module({})

@@ -4,6 +4,7 @@ import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
 import type { CommentErrorCode } from './modules/comments/comment.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
+import type { InsightsErrorCode } from './modules/insights/insights.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.errors';
@@ -31,7 +32,8 @@ export type ErrorCode =
   | ContentErrorCode
   | CommentErrorCode
   | SiteErrorCode
-  | OpenApiSpecErrorCode;
+  | OpenApiSpecErrorCode
+  | InsightsErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -142,4 +144,8 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'openapi.slug_taken': 409,
   'openapi.invalid': 400,
   'openapi.fetch_failed': 400,
+
+  'insights.site_not_found': 404,
+  'insights.invalid_event': 400,
+  'insights.invalid_query': 400,
 };

@@ -21,6 +21,8 @@ export class AppConfig {
   readonly shutdownTimeoutMs: number;
   /** Days a deleted space stays restorable before the purge removes it (SPACE_RETENTION_DAYS). */
   readonly spaceRetentionDays: number;
+  /** Days site insights events are kept before their partition is dropped (INSIGHTS_RETENTION_DAYS; 0: forever). */
+  readonly insightsRetentionDays: number;
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -52,6 +54,7 @@ export class AppConfig {
     this.bodyLimit = env.BODY_LIMIT;
     this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
+    this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.contentImport = {

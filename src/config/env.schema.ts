@@ -83,6 +83,14 @@ export class EnvironmentVariables {
   @Max(3650)
   SPACE_RETENTION_DAYS: number = 7;
 
+  /** Days site insights events are kept; monthly partitions wholly older are dropped by an hourly job (0: kept forever). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  INSIGHTS_RETENTION_DAYS: number = 400;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)

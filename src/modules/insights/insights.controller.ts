@@ -1,0 +1,50 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
+import { ListQueryDto } from '../../common/pagination/list-query.dto';
+import { mapPage } from '../../common/pagination/paginate';
+import { Membership } from '../organizations/membership.entity';
+import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
+import { AggregateEventsDto } from './dto/aggregate-events.dto';
+import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
+import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
+import { InsightsService } from './insights.service';
+
+/**
+ * Site insights (section 4.19). The public description puts every route behind a user's token
+ * (tracking has no security of its own, so the document's default applies): any member of the
+ * site's organization, `read` included, may track, aggregate and list segments.
+ */
+@ApiTags('site-insights')
+@ApiBearerAuth()
+@ApiParam({ name: 'organizationId' })
+@ApiParam({ name: 'siteId' })
+@OrgRole('member')
+@Controller('v1/orgs/:organizationId/sites/:siteId/insights')
+export class InsightsController {
+  constructor(private readonly insights: InsightsService) {}
+
+  @Post('events')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'trackEventsInSiteById', summary: 'Track site events (at most 1000 per request)' })
+  @ApiBody({ type: TrackEventsDto, required: true })
+  @ApiNoContentResponse({ description: 'Events have been tracked.' })
+  async track(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body(TrackEventsPipe) body: TrackEventsBody): Promise<void> {
+    await this.insights.track(caller, siteId, body);
+  }
+
+  @Post('events/aggregate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'aggregateSiteEvents', summary: "Query a site's analytics events" })
+  @ApiOkResponse({ schema: publicSchema('SiteInsightsQueryEventsAggregationResult') })
+  async aggregate(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: AggregateEventsDto): Promise<AggregateResultJson> {
+    return presentAggregate(await this.insights.aggregate(caller, siteId, dto));
+  }
+
+  @Get('visitor-segments')
+  @ApiOperation({ operationId: 'listSiteVisitorSegments', summary: 'List a site visitor segments' })
+  @ApiOkResponse({ schema: publicListSchema('SiteInsightsVisitorSegment') })
+  async visitorSegments(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ListQueryDto) {
+    return mapPage(await this.insights.visitorSegments(caller, siteId, query), presentVisitorSegment);
+  }
+}

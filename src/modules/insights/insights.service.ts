@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
+import type { ListQueryDto } from '../../common/pagination/list-query.dto';
+import type { Page } from '../../common/pagination/paginate';
+import type { Membership } from '../organizations/membership.entity';
+import type { Site } from '../sites/site.entity';
+import type { AggregateEventsDto } from './dto/aggregate-events.dto';
+import type { TrackEventsBody } from './dto/track-events.dto';
+import { parseEvents } from './insights-event.parser';
+import { compileAggregate, CompiledAggregate } from './insights-query.compiler';
+import { insightsError } from './insights.errors';
+import type { AggregateColumn, InsightEventRow, VisitorSegmentRow } from './insights.read-model';
+import { InsightsRepository } from './insights.repository';
+
+const SEGMENTS_LIST = 'insights-visitor-segments:claims:asc';
+
+/** Site insights (section 4.19): ingest, aggregate, visitor segments. */
+@Injectable()
+export class InsightsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: InsightsRepository,
+  ) {}
+
+  /** Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows. */
+  async track(caller: Membership, siteId: string, body: TrackEventsBody, now = new Date()): Promise<InsightEventRow[]> {
+    const site = await this.site(caller, siteId);
+    const rows = parseEvents(body.events, now);
+    await this.record(site.id, rows);
+    return rows;
+  }
+
+  /** Stores already-checked rows (any time): the ingest route, and tests or tools loading history. */
+  async record(siteId: string, rows: InsightEventRow[]): Promise<void> {
+    await this.repository.insertBatch(this.dataSource.manager, siteId, rows);
+  }
+
+  async aggregate(caller: Membership, siteId: string, dto: AggregateEventsDto, options: { now?: Date; useRollups?: boolean } = {}): Promise<AggregateColumn[]> {
+    const site = await this.site(caller, siteId);
+    const query = compileAggregate(dto, { siteId: site.id, now: options.now ?? new Date(), useRollups: options.useRollups });
+    return this.run(query);
+  }
+
+  /** Runs a compiled query and turns its rows into answer columns. */
+  async run(query: CompiledAggregate): Promise<AggregateColumn[]> {
+    const rows = await this.repository.aggregate(this.dataSource.manager, query);
+    return query.outputs.map((output) => ({
+      column: output.column,
+      ...(output.claim !== undefined ? { claim: output.claim } : {}),
+      values: rows.map((row) => output.decode(output.aliases.map((alias) => row[alias]))),
+    }));
+  }
+
+  async visitorSegments(caller: Membership, siteId: string, query: ListQueryDto): Promise<Page<VisitorSegmentRow>> {
+    const site = await this.site(caller, siteId);
+    const after = query.page ? String(decodeCursor(query.page, SEGMENTS_LIST, 1)[0]) : undefined;
+    const em = this.dataSource.manager;
+    const [fetched, count] = await Promise.all([
+      this.repository.visitorSegments(em, site.id, after, query.limit + 1),
+      this.repository.countVisitorSegments(em, site.id),
+    ]);
+    const items = fetched.slice(0, query.limit);
+    const page: Page<VisitorSegmentRow> = { items, count };
+    if (fetched.length > query.limit) page.next = { page: encodeCursor(SEGMENTS_LIST, [items[items.length - 1].key]) };
+    return page;
+  }
+
+  private async site(caller: Membership, siteId: string): Promise<Site> {
+    const site = await this.repository.findSite(this.dataSource.manager, caller.organizationId, siteId);
+    if (!site) throw insightsError('insights.site_not_found', 'Site not found');
+    return site;
+  }
+}
