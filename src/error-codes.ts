@@ -2,6 +2,7 @@ import type { DomainErrorStatus } from './common/errors/domain-error';
 import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
+import type { ChangeRequestErrorCode } from './modules/change-requests/change-request.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
@@ -25,7 +26,8 @@ export type ErrorCode =
   | AccessErrorCode
   | SpaceErrorCode
   | CollectionErrorCode
-  | ContentErrorCode;
+  | ContentErrorCode
+  | ChangeRequestErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -108,4 +110,12 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,
   'content.import_bad_url': 400,
+
+  'change_request.not_found': 404,
+  'change_request.closed': 409,
+  'change_request.merged': 409,
+  'change_request.conflict': 409,
+  'change_request.invalid_change': 400,
+  'change_request.file_fetch_failed': 400,
+  'change_request.pdf_page_required': 400,
 };

@@ -48,6 +48,6 @@ import { SearchPage } from './search/search-page.entity';
     LinksService,
     WebsiteImportService,
   ],
-  exports: [RevisionLifecycleService, RevisionWriter, ContentRepository],
+  exports: [RevisionLifecycleService, RevisionWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })
 export class ContentModule {}

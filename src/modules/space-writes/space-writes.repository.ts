@@ -55,7 +55,8 @@ export class SpaceWritesRepository {
 
   /** The next change-request number of the space; the caller holds the row lock, so numbers are consecutive. */
   async nextChangeRequestNumber(id: string, manager: EntityManager): Promise<number> {
-    const rows: { n: number }[] = await manager.query(
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected count].
+    const [rows]: [{ n: number }[], number] = await manager.query(
       `UPDATE spaces SET change_request_seq = change_request_seq + 1 WHERE id = $1 RETURNING change_request_seq AS n`,
       [id],
     );
