@@ -54,7 +54,11 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
       const req = t.http.post(path).set(...actor.auth);
       return body === undefined ? req : req.send(body);
     },
-    patch: (path: string, body: object) => t.http.patch(path).set(...actor.auth).send(body),
+    patch: (path: string, body: object) =>
+      t.http
+        .patch(path)
+        .set(...actor.auth)
+        .send(body),
   });
   const admin = () => as(org.admin);
 
@@ -238,7 +242,11 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
 
       await admin().post(`${b.url}/merge`).expect(200);
       const main = await mainPage(space.id, id);
-      expect(main.markdown.split('\n')).toEqual(edit(1, 'line 2 by A').split('\n').map((line, i) => (i === 17 ? 'line 18 by B' : line)));
+      expect(main.markdown.split('\n')).toEqual(
+        edit(1, 'line 2 by A')
+          .split('\n')
+          .map((line, i) => (i === 17 ? 'line 18 by B' : line)),
+      );
       const counters = (await admin().get(`/v1/spaces/${space.id}`).expect(200)).body;
       expect(counters.changeRequestsOpen).toBe(0);
     });
@@ -340,7 +348,9 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
           {
             operation: 'insert_page',
             title: 'Printable Title',
-            document: { markdown: '## Section\n\nSome **bold** text with [a link](https://example.com).\n\n- one\n- two\n\n```\ncode here\n```\n\n![dot](./dot.png)\n' },
+            document: {
+              markdown: '## Section\n\nSome **bold** text with [a link](https://example.com).\n\n- one\n- two\n\n```\ncode here\n```\n\n![dot](./dot.png)\n',
+            },
           },
           { operation: 'insert_page', title: 'Second Page', document: { markdown: 'second body' } },
         ],

@@ -55,10 +55,16 @@ describe('change requests (create, read, list, PATCH)', () => {
       space: space.id,
       createdBy: { id: editor.user.id },
     });
-    const byNumber = await t.http.get(`${base()}/${res.body.number}`).set(...reader.auth).expect(200);
+    const byNumber = await t.http
+      .get(`${base()}/${res.body.number}`)
+      .set(...reader.auth)
+      .expect(200);
     expectContract(byNumber, 'getChangeRequestById');
     expect(byNumber.body.id).toBe(res.body.id);
-    const byId = await t.http.get(`${base()}/${res.body.id}`).set(...reader.auth).expect(200);
+    const byId = await t.http
+      .get(`${base()}/${res.body.id}`)
+      .set(...reader.auth)
+      .expect(200);
     expect(byId.body.number).toBe(res.body.number);
     expectErrorEnvelope(await t.http.get(`${base()}/999999`).set(...reader.auth), 404);
     const after = await spaceJson();
@@ -71,14 +77,29 @@ describe('change requests (create, read, list, PATCH)', () => {
     expectErrorEnvelope(await create({ subject: 'a'.repeat(101) }), 400, /subject/);
     expectErrorEnvelope(await create({ subject: null }), 400, /subject/);
     const cr = (await create().expect(201)).body;
-    expectErrorEnvelope(await t.http.patch(`${base()}/${cr.id}`).set(...org.admin.auth).send({ subject: 'b'.repeat(101) }), 400, /subject/);
-    const ok = await t.http.patch(`${base()}/${cr.id}`).set(...org.admin.auth).send({ subject: 'b'.repeat(100) }).expect(200);
+    expectErrorEnvelope(
+      await t.http
+        .patch(`${base()}/${cr.id}`)
+        .set(...org.admin.auth)
+        .send({ subject: 'b'.repeat(101) }),
+      400,
+      /subject/,
+    );
+    const ok = await t.http
+      .patch(`${base()}/${cr.id}`)
+      .set(...org.admin.auth)
+      .send({ subject: 'b'.repeat(100) })
+      .expect(200);
     expectContract(ok, 'updateChangeRequestById');
   });
 
   it('moves between draft, open and archived by PATCH, with the space counters following; merged is refused', async () => {
     const cr = (await create({ subject: 'status walk' }).expect(201)).body;
-    const patch = (body: object) => t.http.patch(`${base()}/${cr.number}`).set(...org.admin.auth).send(body);
+    const patch = (body: object) =>
+      t.http
+        .patch(`${base()}/${cr.number}`)
+        .set(...org.admin.auth)
+        .send(body);
     let counters = await spaceJson();
     expect((await patch({ status: 'draft' }).expect(200)).body.status).toBe('draft');
     let now = await spaceJson();
@@ -100,15 +121,28 @@ describe('change requests (create, read, list, PATCH)', () => {
     const other = await addMember(t, org, 'edit');
     const mine = (await create({ subject: 'by other' }, other).expect(201)).body;
     const draft = (await create({ subject: 'to draft' }).expect(201)).body;
-    await t.http.patch(`${base()}/${draft.id}`).set(...org.admin.auth).send({ status: 'draft' }).expect(200);
+    await t.http
+      .patch(`${base()}/${draft.id}`)
+      .set(...org.admin.auth)
+      .send({ status: 'draft' })
+      .expect(200);
 
-    const open = await t.http.get(base()).set(...reader.auth).expect(200);
+    const open = await t.http
+      .get(base())
+      .set(...reader.auth)
+      .expect(200);
     expectContract(open, 'listChangeRequestsForSpace');
     expect(open.body.items.every((cr: { status: string }) => cr.status === 'open')).toBe(true);
     expect(open.body.items.map((cr: { id: string }) => cr.id)).not.toContain(draft.id);
-    const drafts = await t.http.get(`${base()}?status=draft`).set(...reader.auth).expect(200);
+    const drafts = await t.http
+      .get(`${base()}?status=draft`)
+      .set(...reader.auth)
+      .expect(200);
     expect(drafts.body.items.map((cr: { id: string }) => cr.id)).toContain(draft.id);
-    const byOther = await t.http.get(`${base()}?contributor=${other.user.id}`).set(...reader.auth).expect(200);
+    const byOther = await t.http
+      .get(`${base()}?contributor=${other.user.id}`)
+      .set(...reader.auth)
+      .expect(200);
     expect(byOther.body.items.map((cr: { id: string }) => cr.id)).toEqual([mine.id]);
 
     const seen: string[] = [];

@@ -70,7 +70,10 @@ export class ChangeRequestContentController {
   @Post()
   @HttpCode(200)
   @SpaceAction(CHANGE_REQUEST_POLICY.write)
-  @ApiOperation({ operationId: 'updateChangeRequestContent', summary: 'Apply a batch of 1 to 50 content changes atomically, as one new revision of the change request' })
+  @ApiOperation({
+    operationId: 'updateChangeRequestContent',
+    summary: 'Apply a batch of 1 to 50 content changes atomically, as one new revision of the change request',
+  })
   @ApiOkResponse({ schema: CONTENT_UPDATE_SCHEMA })
   async update(
     @CurrentUser() user: User,
@@ -93,7 +96,11 @@ export class ChangeRequestContentController {
   @Get('files')
   @ApiOperation({ operationId: 'listFilesInChangeRequestById', summary: 'Files of the change request' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
-  async files(@CurrentSpaceAccess() access: SpaceAccess, @Param('changeRequestId') id: string, @Query() query: RevisionFilesQueryDto): Promise<RevisionFilesJson> {
+  async files(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('changeRequestId') id: string,
+    @Query() query: RevisionFilesQueryDto,
+  ): Promise<RevisionFilesJson> {
     const { context, page } = await this.content.listFiles(access, await this.head(access, id), query);
     return presentFiles(context, page);
   }

@@ -27,14 +27,16 @@ interface Upload {
 
 /** An image's width and height from its header (PNG, GIF, JPEG), for `dimensions`. */
 export function imageSize(data: Buffer, contentType: string): { width: number; height: number } | null {
-  if (contentType === 'image/png' && data.length >= 24 && data.readUInt32BE(12) === 0x49484452) return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+  if (contentType === 'image/png' && data.length >= 24 && data.readUInt32BE(12) === 0x49484452)
+    return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
   if (contentType === 'image/gif' && data.length >= 10) return { width: data.readUInt16LE(6), height: data.readUInt16LE(8) };
   if (contentType === 'image/jpeg') {
-    for (let i = 2; i + 9 < data.length; ) {
+    for (let i = 2; i + 9 < data.length;) {
       if (data[i] !== 0xff) return null;
       const marker = data[i + 1];
       const length = data.readUInt16BE(i + 2);
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { width: data.readUInt16BE(i + 7), height: data.readUInt16BE(i + 5) };
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+        return { width: data.readUInt16BE(i + 7), height: data.readUInt16BE(i + 5) };
       i += 2 + length;
     }
   }
@@ -140,7 +142,8 @@ export class ChangeRequestContentService {
 
   private async revertTarget(write: SpaceWrite, cr: ChangeRequest, index: number, revisionId: string | undefined): Promise<Map<string, TreePage>> {
     const id = revisionId ?? cr.revisionMergedAncestor ?? cr.revisionInitial;
-    if (!(await this.content.findRevision(write.space.id, id, write.em))) throw invalidChange(index, `.revision: revision ${id} is not a revision of the space`);
+    if (!(await this.content.findRevision(write.space.id, id, write.em)))
+      throw invalidChange(index, `.revision: revision ${id} is not a revision of the space`);
     const loaded = await this.revisions.load(write.space.id, id, write.em);
     return new Map(loaded.pages.map((page) => [page.pageId, page]));
   }
@@ -161,7 +164,10 @@ export class ChangeRequestContentService {
           if (response.status !== 200) throw new Error(`answered ${response.status}`);
           uploads.push({ index, file, data: response.body, contentType: file.contentType ?? (response.contentType || 'application/octet-stream') });
         } catch (error) {
-          throw changeRequestError('change_request.file_fetch_failed', `changes[${index}].files: ${file.url} could not be fetched: ${(error as Error).message}`);
+          throw changeRequestError(
+            'change_request.file_fetch_failed',
+            `changes[${index}].files: ${file.url} could not be fetched: ${(error as Error).message}`,
+          );
         }
       }
     }

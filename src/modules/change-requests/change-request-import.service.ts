@@ -37,9 +37,19 @@ export class ChangeRequestImportService {
     return this.spaceWrites.run(access.space.id, user, CHANGE_REQUEST_POLICY.write, async (write) => {
       const cr = await this.authoring.open(write, idOrNumber);
       const built = await this.imports.buildOn(write.space.id, cr.revision, prepared, write.em, underPageId);
-      if (underPageId && !built.pages.all.some((page) => page.pageId === underPageId)) throw contentError('content.page_not_found', `Page ${underPageId} not found`);
+      if (underPageId && !built.pages.all.some((page) => page.pageId === underPageId))
+        throw contentError('content.page_not_found', `Page ${underPageId} not found`);
       const revision = await this.revisions.writeDraft(
-        { spaceId: write.space.id, parents: [cr.revision], type: 'edits', createdBy: user.id, pages: built.pages.all, files: built.files, reusableContents: built.reusableContents, variables: built.variables },
+        {
+          spaceId: write.space.id,
+          parents: [cr.revision],
+          type: 'edits',
+          createdBy: user.id,
+          pages: built.pages.all,
+          files: built.files,
+          reusableContents: built.reusableContents,
+          variables: built.variables,
+        },
         write.em,
       );
       await this.rows.update(cr.id, { revision }, write.em);

@@ -51,7 +51,11 @@ export class ChangeRequestMergeService {
       const revision = await write.commitRevision(async (baseRevisionId, em) => ({
         id: await this.revisions.write({ ...merged.draft, parents: [baseRevisionId, cr.revision], type: 'merge', createdBy: user.id }, em),
       }));
-      await this.rows.update(cr.id, { status: 'merged', revisionMerged: revision.id, revisionMergedAncestor: main, mergedAt: new Date(), mergedBy: user.id }, write.em);
+      await this.rows.update(
+        cr.id,
+        { status: 'merged', revisionMerged: revision.id, revisionMergedAncestor: main, mergedAt: new Date(), mergedBy: user.id },
+        write.em,
+      );
       await write.count(counterDelta(cr.status, 'merged'));
       return { revision: revision.id, result: 'merge' };
     });

@@ -32,7 +32,10 @@ export class ChangeRequestsRepository {
   }
 
   async addContributor(changeRequestId: string, userId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`INSERT INTO change_request_contributors (change_request_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [changeRequestId, userId]);
+    await manager.query(`INSERT INTO change_request_contributors (change_request_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      changeRequestId,
+      userId,
+    ]);
   }
 
   /** Newest first; keyset on (created_at, id). */

@@ -77,7 +77,8 @@ export class ChangeRequestsService {
       const changes: Partial<ChangeRequest> = {};
       if (dto.subject !== undefined) changes.subject = dto.subject;
       if (dto.status !== undefined && dto.status !== current.status) {
-        if (current.status === 'merged') throw changeRequestError('change_request.merged', `Change request ${current.number} is merged: its status cannot change`);
+        if (current.status === 'merged')
+          throw changeRequestError('change_request.merged', `Change request ${current.number} is merged: its status cannot change`);
         changes.status = dto.status;
         await write.count(counterDelta(current.status, dto.status));
       }

@@ -226,11 +226,13 @@ class Reader {
 
   files(): FileUpload[] {
     const files = this.item.files;
-    if (!Array.isArray(files) || files.length < 1 || files.length > MAX_FILES_PER_CHANGE) this.fail('files', `must be an array of 1 to ${MAX_FILES_PER_CHANGE} files`);
+    if (!Array.isArray(files) || files.length < 1 || files.length > MAX_FILES_PER_CHANGE)
+      this.fail('files', `must be an array of 1 to ${MAX_FILES_PER_CHANGE} files`);
     return files.map((file: unknown, i) => {
       const at = `files[${i}]`;
       if (!isObject(file)) this.fail(at, 'must be an object');
-      for (const key of Object.keys(file)) if (!['ref', 'name', 'contentType', 'url', 'base64'].includes(key)) this.fail(`${at}.${key}`, 'is not a field of a file');
+      for (const key of Object.keys(file))
+        if (!['ref', 'name', 'contentType', 'url', 'base64'].includes(key)) this.fail(`${at}.${key}`, 'is not a field of a file');
       const reader = new Reader(file, this.at);
       const upload: FileUpload = { name: reader.string('name', true) as string };
       if ([...upload.name].length > MAX_FILE_NAME) this.fail(`${at}.name`, `must be 1 to ${MAX_FILE_NAME} characters`);

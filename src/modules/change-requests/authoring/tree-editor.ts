@@ -8,7 +8,8 @@ import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePag
 /** A page being edited: a revision's page with its body, without the revision it came from. */
 export type TreePage = Omit<PageWithBody, 'revisionId' | 'path'>;
 
-export type PageOutcome = { object: 'created_page'; page: string; ref?: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
+export type PageOutcome =
+  { object: 'created_page'; page: string; ref?: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 const LEADING_HEADING = /^\s*#\s+(.+?)\s*#*\s*(?:\r?\n|$)/;
