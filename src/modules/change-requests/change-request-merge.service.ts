@@ -10,7 +10,7 @@ import { changeRequestError } from './change-request.errors';
 import { CHANGE_REQUEST_POLICY, counterDelta } from './change-request.policy';
 import type { MergeOutcome } from './change-request.read-model';
 import { ChangeRequestsRepository } from './change-requests.repository';
-import { describeConflicts, mergePageTrees } from './merge/three-way-merge';
+import { bodiesToMerge, describeConflicts, mergePageTrees } from './merge/three-way-merge';
 
 /**
  * Update from main and merge: three-way merges of the change request's head (ours) and the space's
@@ -69,6 +69,10 @@ export class ChangeRequestMergeService {
     const theirs = await this.revisions.load(spaceId, main, write.em);
     // Nothing happened on main since the base: the change request's head is the result.
     const base = baseId === main ? theirs : await this.revisions.load(spaceId, baseId, write.em);
+    const both = new Set(bodiesToMerge(base.pages, ours.pages, theirs.pages));
+    if (both.size > 0) {
+      for (const revision of [base, ours, theirs]) await this.revisions.withBodies(revision.pages.filter((page) => both.has(page.pageId)), write.em);
+    }
     const result = mergePageTrees(base.pages, ours.pages, theirs.pages);
     if (result.conflicts.length > 0) throw changeRequestError('change_request.conflict', describeConflicts(result.conflicts));
     return {

@@ -40,7 +40,8 @@ export class ChangeRequestRevisions {
     const revision = await this.content.findRevision(spaceId, revisionId, em);
     if (!revision) throw new Error(`revision ${revisionId} is not in space ${spaceId}`);
     // One connection per transaction: its queries run one after the other.
-    const pages = await this.content.pages(revisionId, em);
+    // Tree rows only: bodies are loaded where a change needs them (`withBodies`).
+    const pages = await this.content.tree(revisionId, em);
     const files = await this.content.files(revisionId, em);
     const reusable = await this.content.reusableContents(revisionId, em);
     return {
@@ -57,8 +58,18 @@ export class ChangeRequestRevisions {
     return (await this.writer.write(draft, em)).id;
   }
 
+  /** Sets `markdown` on the given pages from their documents. */
+  async withBodies(pages: TreePage[], em: EntityManager): Promise<void> {
+    const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => !!id))];
+    const rows: { id: string; markdown: string }[] = ids.length ? await em.query(`SELECT id, markdown FROM documents WHERE id = ANY($1::text[])`, [ids]) : [];
+    const bodies = new Map(rows.map((row) => [row.id, row.markdown]));
+    for (const page of pages) page.markdown = page.documentId ? (bodies.get(page.documentId) ?? '') : '';
+  }
+
   async write(draft: NewRevision, em: EntityManager): Promise<string> {
-    const pages: DraftPage[] = draft.pages.map(({ markdown, ...page }) => (draft.dirty.has(page.pageId) ? { ...page, markdown: markdown ?? '' } : page));
+    const pages: DraftPage[] = draft.pages.map(({ markdown, ...page }) =>
+      draft.dirty.has(page.pageId) && typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
+    );
     const revision = await this.writer.write(
       {
         spaceId: draft.spaceId,

@@ -5,8 +5,11 @@ import type { ComputedSource } from '../../content/revision-page.entity';
 import { derivePaths, resolvePagePath, slugify } from '../../content/tree/slugs';
 import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
 
-/** A page being edited: a revision's page with its body, without the revision it came from. */
-export type TreePage = Omit<PageWithBody, 'revisionId' | 'path'>;
+/**
+ * A page being edited or merged: a revision's tree row without the revision it came from. `markdown`
+ * is set when the body is new or was loaded; undefined leaves the body to `documentId`.
+ */
+export type TreePage = Omit<PageWithBody, 'revisionId' | 'path' | 'markdown'> & { markdown?: string | null };
 
 export type PageOutcome =
   { object: 'created_page'; page: string; ref?: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };

@@ -13,7 +13,25 @@ export interface MergeablePage {
   position: number;
   title: string;
   slug: string | null;
-  markdown: string | null;
+  /** The body's content address; when present, bodies are compared by it (markdown is then only needed where both sides changed it). */
+  documentId?: string | null;
+  markdown?: string | null;
+}
+
+/** What identifies a page's body: its document id when known, else its markdown. */
+const bodyKey = (page: MergeablePage): string | null => (page.documentId !== undefined ? page.documentId : (page.markdown ?? null));
+
+/** Pages whose body both sides changed differently: only their markdown must be loaded for a merge. */
+export function bodiesToMerge(base: MergeablePage[], ours: MergeablePage[], theirs: MergeablePage[]): string[] {
+  const b = new Map(base.map((page) => [page.pageId, bodyKey(page)]));
+  const t = new Map(theirs.map((page) => [page.pageId, bodyKey(page)]));
+  return ours
+    .filter((page) => {
+      if (!b.has(page.pageId) || !t.has(page.pageId)) return false;
+      const [bk, ok, tk] = [b.get(page.pageId), bodyKey(page), t.get(page.pageId)];
+      return ok !== bk && tk !== bk && ok !== tk;
+    })
+    .map((page) => page.pageId);
 }
 
 /** Settings of a page merged one by one: a change on one side wins, the same change on both is one change. */
@@ -80,7 +98,7 @@ export function mergeMarkdown(base: string, ours: string, theirs: string): strin
 
 /** Whether a page differs between two revisions, in anything the merge looks at. */
 export function pageChanged(a: MergeablePage, b: MergeablePage): boolean {
-  if (a.parentId !== b.parentId || a.position !== b.position || (a.markdown ?? '') !== (b.markdown ?? '')) return true;
+  if (a.parentId !== b.parentId || a.position !== b.position || (bodyKey(a) ?? '') !== (bodyKey(b) ?? '')) return true;
   const left = a as unknown as Record<string, unknown>;
   const right = b as unknown as Record<string, unknown>;
   return SETTINGS.some((field) => !same(left[field], right[field]));
@@ -194,12 +212,23 @@ function mergeBothChanged<P extends MergeablePage>(b: P, o: P, t: P, conflict: (
   }
   // Order among siblings never conflicts: ours wins when both sides moved the page.
   result.position = o.position !== b.position ? o.position : t.position;
-  const body = mergeMarkdown(b.markdown ?? '', o.markdown ?? '', t.markdown ?? '');
-  if (body === null) {
-    conflict('edited on both sides');
-    ok = false;
+  const [bk, ok_, tk] = [bodyKey(b) ?? '', bodyKey(o) ?? '', bodyKey(t) ?? ''];
+  if (ok_ === tk || ok_ === bk) {
+    result.documentId = t.documentId;
+    result.markdown = t.markdown;
+  } else if (tk === bk) {
+    result.documentId = o.documentId;
+    result.markdown = o.markdown;
   } else {
-    result.markdown = body === '' && o.markdown === null && t.markdown === null ? null : body;
+    const body = mergeMarkdown(b.markdown ?? '', o.markdown ?? '', t.markdown ?? '');
+    if (body === null) {
+      conflict('edited on both sides');
+      ok = false;
+    } else {
+      result.markdown = body;
+      // A new body: its content address is computed when the revision is written.
+      if (t.documentId !== undefined) result.documentId = null;
+    }
   }
   return ok ? (result as unknown as P) : null;
 }
