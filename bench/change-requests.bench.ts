@@ -37,7 +37,14 @@ const ms = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {
   const database = await createTestDatabase();
-  const config = loadConfig({ ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false', RATE_LIMIT_PER_ADDRESS: '0', RATE_LIMIT_PER_TOKEN: '0' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    MIGRATIONS_RUN: 'false',
+    RATE_LIMIT_PER_ADDRESS: '0',
+    RATE_LIMIT_PER_TOKEN: '0',
+  });
   const app = await createApp(config, database.url, createLogger('warn'));
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -299,6 +299,46 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
       expect(tree[0].pages.map((page: { title: string }) => page.title)).toEqual(['Two']);
     });
 
+    it('writes a merge as a delta whose links and search rows match the new tree', async () => {
+      const space = await spaceWith([
+        { title: 'Alpha', markdown: 'See [b](./bravo.md) and [out](https://example.com).' },
+        { title: 'Charlie', markdown: 'Back to [alpha](./alpha.md). zebraword' },
+      ]);
+      const links = async () => (await admin().get(`/v1/spaces/${space.id}/links`).expect(200)).body;
+      const before = await links();
+      expect(before.stats.broken.total).toBe(1);
+      const cr = await newChangeRequest(space.id);
+      const res = await changes(
+        cr.url,
+        [
+          { operation: 'insert_page', title: 'Bravo', document: { markdown: 'Bravo body with quokkaword, links [alpha](/pages/alpha).' } },
+          { operation: 'delete_page', page: space.pages.Charlie },
+        ],
+        org.admin,
+        '?compat=false',
+      ).expect(200);
+      const bravo = res.body.changes[0].page.id;
+      await admin().post(`${cr.url}/merge`).expect(200);
+      const after = await links();
+      expect(after.stats.broken.total).toBe(0);
+      const statuses = after.items.map((item: { status: string; targetReference: { kind: string; page?: { id: string }; url?: string } }) => [
+        item.status,
+        item.targetReference.kind,
+        item.targetReference.page?.id ?? item.targetReference.url,
+      ]);
+      expect(statuses).toEqual(
+        expect.arrayContaining([
+          ['in-app', 'page', bravo],
+          ['in-app', 'page', space.pages.Alpha],
+          ['ok', 'url', 'https://example.com'],
+        ]),
+      );
+      expect(after.items).toHaveLength(3);
+      const search = async (word: string) => (await admin().get(`/v1/spaces/${space.id}/search?query=${word}`).expect(200)).body.items;
+      expect((await search('quokkaword')).map((item: { id: string }) => item.id)).toEqual([bravo]);
+      expect(await search('zebraword')).toEqual([]);
+    });
+
     it('refuses content changes, update and merge of a merged or archived change request (409)', async () => {
       const space = await spaceWith([{ title: 'P', markdown: 'p' }]);
       const merged = await newChangeRequest(space.id);

@@ -101,17 +101,19 @@ export class ChangeRequestContentService {
         }
       }
       editor.finish();
-      const pages = [...editor.pages.values()];
-      const dirty = new Set(pages.filter((page) => editor.outcomes.get(page.pageId)?.object !== 'deleted_page').map((page) => page.pageId));
-      const revision = await this.revisions.write(
+      const outcomes = [...editor.outcomes.values()];
+      const { id: revision } = await this.revisions.write(
         {
           spaceId: write.space.id,
           parents: [cr.revision],
           type: 'edits',
           createdBy: user.id,
-          pages,
-          dirty: new Set([...dirty].filter((id) => editor.outcomes.has(id))),
+          pages: [...editor.pages.values()],
+          dirty: new Set(outcomes.filter((outcome) => outcome.object !== 'deleted_page').map((outcome) => outcome.page)),
+          base: cr.revision,
+          removed: outcomes.filter((outcome) => outcome.object === 'deleted_page').map((outcome) => outcome.page),
           files: [...head.files, ...newFiles],
+          newFiles,
           reusableContents: head.reusableContents,
           variables: head.variables,
         },

@@ -35,7 +35,7 @@ export class ChangeRequestMergeService {
       const main = write.space.revisionId;
       if ((cr.revisionMergedAncestor ?? cr.revisionInitial) === main) return { revision: cr.revision, result: 'update' };
       const merged = await this.merge3(write, cr);
-      const revision = await this.revisions.write({ ...merged.draft, parents: [cr.revision, main], type: 'update', createdBy: user.id }, write.em);
+      const { id: revision } = await this.revisions.write({ ...merged.draft, parents: [cr.revision, main], type: 'update', createdBy: user.id }, write.em);
       await this.rows.update(cr.id, { revision, revisionMergedAncestor: main }, write.em);
       await this.rows.addContributor(cr.id, user.id, write.em);
       return { revision, result: 'update' };
@@ -48,9 +48,9 @@ export class ChangeRequestMergeService {
       const cr = await this.authoring.open(write, idOrNumber);
       const main = write.space.revisionId;
       const merged = await this.merge3(write, cr);
-      const revision = await write.commitRevision(async (baseRevisionId, em) => ({
-        id: await this.revisions.write({ ...merged.draft, parents: [baseRevisionId, cr.revision], type: 'merge', createdBy: user.id }, em),
-      }));
+      const revision = await write.commitRevision((baseRevisionId, em) =>
+        this.revisions.write({ ...merged.draft, parents: [baseRevisionId, cr.revision], type: 'merge', createdBy: user.id }, em),
+      );
       await this.rows.update(
         cr.id,
         { status: 'merged', revisionMerged: revision.id, revisionMergedAncestor: main, mergedAt: new Date(), mergedBy: user.id },
@@ -71,7 +71,11 @@ export class ChangeRequestMergeService {
     const base = baseId === main ? theirs : await this.revisions.load(spaceId, baseId, write.em);
     const both = new Set(bodiesToMerge(base.pages, ours.pages, theirs.pages));
     if (both.size > 0) {
-      for (const revision of [base, ours, theirs]) await this.revisions.withBodies(revision.pages.filter((page) => both.has(page.pageId)), write.em);
+      for (const revision of [base, ours, theirs])
+        await this.revisions.withBodies(
+          revision.pages.filter((page) => both.has(page.pageId)),
+          write.em,
+        );
     }
     const result = mergePageTrees(base.pages, ours.pages, theirs.pages);
     if (result.conflicts.length > 0) throw changeRequestError('change_request.conflict', describeConflicts(result.conflicts));
@@ -80,7 +84,10 @@ export class ChangeRequestMergeService {
         spaceId,
         pages: result.pages,
         dirty: result.changed,
+        base: main,
+        removed: [...result.removed],
         files: mergeFiles(base, ours, theirs),
+        newFiles: mergeFiles(base, ours, theirs).slice(theirs.files.length),
         reusableContents: theirs.reusableContents,
         variables: theirs.variables,
       },

@@ -4,6 +4,7 @@ import { ContentRepository } from '../content/content.repository';
 import type { RevisionFile } from '../content/revision-file.entity';
 import type { RevisionType } from '../content/revision.entity';
 import { DraftFile, DraftPage, RevisionDraft, RevisionWriter } from '../content/revision-writer';
+import { RevisionDeltaWriter } from '../content/revision-delta-writer';
 import type { TreePage } from './authoring/tree-editor';
 
 /** A revision read for editing or merging: its pages with their bodies, files, reusable contents and variables. */
@@ -15,14 +16,25 @@ export interface LoadedRevision {
   variables: Record<string, string | number | boolean>;
 }
 
+/** A new revision and, when it was written as a delta of its base, what differs (for the search index). */
+export interface WrittenRevision {
+  id: string;
+  delta?: { changed: string[]; removed: string[] };
+}
+
 export interface NewRevision {
   spaceId: string;
   parents: string[];
   type: RevisionType;
   createdBy: string | null;
   pages: TreePage[];
-  /** Pages whose body may differ from the document they carry: their markdown is stored (hashed) again. */
+  /** Pages whose row differs from `base`'s (their markdown, when set, is stored again). */
   dirty: ReadonlySet<string>;
+  /** The revision the new one is written as a delta of, with the pages of it that are gone. */
+  base: string;
+  removed: string[];
+  /** Files not in `base`. */
+  newFiles: DraftFile[];
   files: DraftFile[];
   reusableContents: LoadedRevision['reusableContents'];
   variables: LoadedRevision['variables'];
@@ -34,6 +46,7 @@ export class ChangeRequestRevisions {
   constructor(
     private readonly content: ContentRepository,
     private readonly writer: RevisionWriter,
+    private readonly deltaWriter: RevisionDeltaWriter,
   ) {}
 
   async load(spaceId: string, revisionId: string, em: EntityManager): Promise<LoadedRevision> {
@@ -66,7 +79,32 @@ export class ChangeRequestRevisions {
     for (const page of pages) page.markdown = page.documentId ? (bodies.get(page.documentId) ?? '') : '';
   }
 
-  async write(draft: NewRevision, em: EntityManager): Promise<string> {
+  /**
+   * Writes the revision as a delta of `base` (cost follows the change), or whole when the change
+   * moves or renames pages that were in the base (the delta writer declines those).
+   */
+  async write(draft: NewRevision, em: EntityManager): Promise<WrittenRevision> {
+    const changed: DraftPage[] = draft.pages
+      .filter((page) => draft.dirty.has(page.pageId))
+      .map(({ markdown, ...page }) => (typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null }));
+    const written = await this.deltaWriter.write(
+      {
+        spaceId: draft.spaceId,
+        base: draft.base,
+        parents: draft.parents,
+        type: draft.type,
+        createdBy: draft.createdBy,
+        pages: changed,
+        removed: draft.removed,
+        files: draft.newFiles,
+      },
+      em,
+    );
+    if (written) return { id: written.revision.id, delta: written.delta };
+    return { id: await this.writeWhole(draft, em) };
+  }
+
+  private async writeWhole(draft: NewRevision, em: EntityManager): Promise<string> {
     const pages: DraftPage[] = draft.pages.map(({ markdown, ...page }) =>
       draft.dirty.has(page.pageId) && typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
     );

@@ -14,6 +14,7 @@ import { LinksRepository } from './links/links.repository';
 import { LinksService } from './links/links.service';
 import { RevisionLifecycleService } from './revision-lifecycle.service';
 import { RevisionWriter } from './revision-writer';
+import { RevisionDeltaWriter } from './revision-delta-writer';
 import { RevisionsController } from './revisions.controller';
 import { SearchController } from './search/search.controller';
 import { SearchIndexRepository } from './search/search-index.repository';
@@ -41,6 +42,7 @@ import { SearchPage } from './search/search-page.entity';
     ContentRepository,
     ContentService,
     RevisionWriter,
+    RevisionDeltaWriter,
     RevisionLifecycleService,
     SearchIndexRepository,
     SearchService,
@@ -48,6 +50,6 @@ import { SearchPage } from './search/search-page.entity';
     LinksService,
     WebsiteImportService,
   ],
-  exports: [RevisionLifecycleService, RevisionWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
+  exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })
 export class ContentModule {}
