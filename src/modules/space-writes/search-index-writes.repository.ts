@@ -62,7 +62,9 @@ export class SearchIndexWritesRepository {
 
   /**
    * Follows a revision that differs from the indexed one only in `changed` and `removed` pages (a
-   * merge written as a delta): their rows are replaced, the others only point at the new revision.
+   * merge written as a delta): their rows are replaced; the others are left as they are (their page
+   * rows are identical in the new revision; `revision_id` then names the revision a row was indexed
+   * from, and rewriting it on every row would cost what this method exists to avoid).
    * Rebuilds instead when a changed page with sub-pages has a new title (its descendants' ancestors
    * change). The ancestors of the changed pages come from one read of the tree's (id, parent, title).
    */
@@ -77,7 +79,6 @@ export class SearchIndexWritesRepository {
     );
     if (retitled.length > 0) return this.rebuild(spaceId, revisionId, em);
     await em.query(`DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
-    await em.query(`UPDATE search_pages SET revision_id = $2 WHERE space_id = $1 AND revision_id <> $2`, [spaceId, revisionId]);
     if (changed.length === 0) return;
     const tree: { page_id: string; parent_id: string | null; title: string }[] = await em.query(
       `SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1`,
