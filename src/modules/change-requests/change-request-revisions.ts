@@ -6,6 +6,7 @@ import type { RevisionType } from '../content/revision.entity';
 import { DraftFile, DraftPage, RevisionDraft, RevisionWriter } from '../content/revision-writer';
 import { RevisionDeltaWriter } from '../content/revision-delta-writer';
 import type { TreePage } from './authoring/tree-editor';
+import { ChangeRequestsRepository } from './change-requests.repository';
 
 /** A revision read for editing or merging: its pages with their bodies, files, reusable contents and variables. */
 export interface LoadedRevision {
@@ -47,6 +48,7 @@ export class ChangeRequestRevisions {
     private readonly content: ContentRepository,
     private readonly writer: RevisionWriter,
     private readonly deltaWriter: RevisionDeltaWriter,
+    private readonly rows: ChangeRequestsRepository,
   ) {}
 
   async load(spaceId: string, revisionId: string, em: EntityManager): Promise<LoadedRevision> {
@@ -54,12 +56,12 @@ export class ChangeRequestRevisions {
     if (!revision) throw new Error(`revision ${revisionId} is not in space ${spaceId}`);
     // One connection per transaction: its queries run one after the other.
     // Tree rows only: bodies are loaded where a change needs them (`withBodies`).
-    const pages = await this.content.tree(revisionId, em);
+    const pages = await this.rows.treeRows(revisionId, em);
     const files = await this.content.files(revisionId, em);
     const reusable = await this.content.reusableContents(revisionId, em);
     return {
       id: revisionId,
-      pages: pages.map(({ revisionId: _r, path: _p, ...page }) => page),
+      pages,
       files: files.map(({ revisionId: _r, ...file }) => file),
       reusableContents: reusable.map(({ revisionId: _r, ...content }) => content),
       variables: revision.variables,
