@@ -10,6 +10,7 @@ import { SamlPendingProviders1800000061000 } from './1800000061000-saml-pending-
 import { ChangeRequests1800000070000 } from './1800000070000-change-requests';
 import { Sites1800000071000 } from './1800000071000-sites';
 import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
+import { ChangeRequestContributors1800000072000 } from './1800000072000-change-request-contributors';
 import { Comments1800000073000 } from './1800000073000-comments';
 import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   ChangeRequests1800000070000,
   Sites1800000071000,
   ComputedPages1800000071500,
+  ChangeRequestContributors1800000072000,
   Comments1800000073000,
   SiteStructure1800000074000,
   OpenApiSpecs1800000075000,

@@ -3,6 +3,7 @@ import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
 import type { CommentErrorCode } from './modules/comments/comment.errors';
+import type { ChangeRequestErrorCode } from './modules/change-requests/change-request.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InsightsErrorCode } from './modules/insights/insights.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
@@ -33,7 +34,8 @@ export type ErrorCode =
   | CommentErrorCode
   | SiteErrorCode
   | OpenApiSpecErrorCode
-  | InsightsErrorCode;
+  | InsightsErrorCode
+  | ChangeRequestErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -148,4 +150,12 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'insights.site_not_found': 404,
   'insights.invalid_event': 400,
   'insights.invalid_query': 400,
+
+  'change_request.not_found': 404,
+  'change_request.closed': 409,
+  'change_request.merged': 409,
+  'change_request.conflict': 409,
+  'change_request.invalid_change': 400,
+  'change_request.file_fetch_failed': 400,
+  'change_request.pdf_page_required': 400,
 };

@@ -8,10 +8,10 @@ import { teamError } from '../../src/modules/teams/team.errors';
 describe('stable error codes', () => {
   const entries = Object.entries(ERROR_STATUS) as [ErrorCode, number][];
 
-  it('names every code `<module>.<snake_case>` and maps it to a client status', () => {
+  it('names every code `<snake_case module>.<snake_case>` and maps it to a client status', () => {
     expect(entries.length).toBeGreaterThan(20);
     for (const [code, status] of entries) {
-      expect(code).toMatch(/^[a-z]+\.[a-z]+(_[a-z]+)*$/);
+      expect(code).toMatch(/^[a-z]+(_[a-z]+)*\.[a-z]+(_[a-z]+)*$/);
       expect([400, 403, 404, 409, 422]).toContain(status);
     }
   });

@@ -56,4 +56,7 @@ export class ChangeRequest {
 
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   mergedAt: Date | null;
+
+  @Column('text', { nullable: true })
+  mergedBy: string | null;
 }

@@ -15,6 +15,7 @@ import { LinksRepository } from './links/links.repository';
 import { LinksService } from './links/links.service';
 import { RevisionLifecycleService } from './revision-lifecycle.service';
 import { RevisionWriter } from './revision-writer';
+import { RevisionDeltaWriter } from './revision-delta-writer';
 import { RevisionsController } from './revisions.controller';
 import { SearchController } from './search/search.controller';
 import { SearchIndexRepository } from './search/search-index.repository';
@@ -43,6 +44,7 @@ import { SearchPage } from './search/search-page.entity';
     ContentService,
     ComputedPages,
     RevisionWriter,
+    RevisionDeltaWriter,
     RevisionLifecycleService,
     SearchIndexRepository,
     SearchService,
@@ -50,6 +52,6 @@ import { SearchPage } from './search/search-page.entity';
     LinksService,
     WebsiteImportService,
   ],
-  exports: [RevisionLifecycleService, RevisionWriter, ContentRepository],
+  exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })
 export class ContentModule {}

@@ -125,6 +125,23 @@ export class RevisionWriter {
     return em.findOneByOrFail(Revision, { id: revision.id });
   }
 
+  /**
+   * Stores the bodies of `pages` that carry `markdown` (setting their `documentId`) and the bytes of
+   * `files` that carry `data` (setting their `blobId`): the content-addressed part of a write, for
+   * writers that copy the rest of a revision themselves (`RevisionDeltaWriter`).
+   */
+  async storeContent(pages: DraftPage[], files: DraftFile[], em: EntityManager): Promise<Map<string, string>> {
+    const markdownById = new Map<string, string>();
+    for (const page of pages) {
+      if (page.markdown === undefined) continue;
+      page.documentId = page.markdown.trim() === '' ? null : sha256(page.markdown);
+      if (page.documentId) markdownById.set(page.documentId, page.markdown);
+    }
+    await this.storeDocuments(markdownById, em);
+    for (const file of files) if (file.data) file.blobId = await this.storeBlob(file.data, em);
+    return markdownById;
+  }
+
   private checkTree(pages: DraftPage[]): Map<string, string | null> {
     const nodes = pages.map((page) => ({ id: page.pageId, parentId: page.parentId, slug: page.slug }));
     const duplicates = duplicateSiblingSlugs(nodes);

@@ -59,4 +59,47 @@ export class SearchIndexWritesRepository {
       );
     }
   }
+
+  /**
+   * Follows a revision that differs from the indexed one only in `changed` and `removed` pages (a
+   * merge written as a delta): their rows are replaced; the others are left as they are (their page
+   * rows are identical in the new revision; `revision_id` then names the revision a row was indexed
+   * from, and rewriting it on every row would cost what this method exists to avoid).
+   * Rebuilds instead when a changed page with sub-pages has a new title (its descendants' ancestors
+   * change). The ancestors of the changed pages come from one read of the tree's (id, parent, title).
+   */
+  async update(spaceId: string, revisionId: string, changed: string[], removed: string[], em: EntityManager): Promise<void> {
+    const retitled: unknown[] = await em.query(
+      `SELECT 1 FROM search_pages s
+         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = s.page_id
+        WHERE s.space_id = $1 AND s.page_id = ANY($3::text[]) AND s.title <> p.title
+          AND EXISTS (SELECT 1 FROM revision_pages c WHERE c.revision_id = $2 AND c.parent_id = p.page_id)
+        LIMIT 1`,
+      [spaceId, revisionId, changed],
+    );
+    if (retitled.length > 0) return this.rebuild(spaceId, revisionId, em);
+    await em.query(`DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
+    if (changed.length === 0) return;
+    const tree: { page_id: string; parent_id: string | null; title: string }[] = await em.query(
+      `SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1`,
+      [revisionId],
+    );
+    const ancestors = ancestorTitles(tree);
+    for (let i = 0; i < changed.length; i += REBUILD_CHUNK) {
+      const chunk = changed.slice(i, i + REBUILD_CHUNK).filter((id) => ancestors.has(id));
+      await em.query(
+        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, tsv)
+         SELECT $1, p.page_id, $2, p.document_id, p.title, p.path, coalesce(p.description, ''),
+                ARRAY(SELECT jsonb_array_elements_text(a.ancestors)),
+                setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
+                setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') ||
+                coalesce(d.tsv, ''::tsvector)
+         FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
+         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
+         LEFT JOIN documents d ON d.id = p.document_id
+         WHERE p.kind = 'document' AND NOT p.no_index`,
+        [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],
+      );
+    }
+  }
 }

@@ -10,6 +10,15 @@ import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './
 import { SearchIndexWritesRepository } from './search-index-writes.repository';
 import { accessError } from '../access/access.errors';
 
+/**
+ * A revision `commitRevision` activates. With `delta` (the pages that differ from the active
+ * revision it was built on, and the pages gone), only those search rows are rewritten.
+ */
+export interface CommittedRevision {
+  id: string;
+  delta?: { changed: string[]; removed: string[] };
+}
+
 /** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
 export interface SpaceWrite {
   readonly em: EntityManager;
@@ -23,7 +32,7 @@ export interface SpaceWrite {
    * under the lock, and returns the revision it wrote) and makes it the active one, search index
    * included. Import uses it; change-request merges and integrations are next.
    */
-  commitRevision<R extends { id: string }>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
+  commitRevision<R extends CommittedRevision>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
   /**
    * Adds to the space's counters (change requests by status, open comments) in this transaction: the
    * writer that changes what a counter counts moves it, under the same lock, so it is always live.
@@ -103,7 +112,10 @@ export class SpaceUnitOfWork {
       },
       commitRevision: async (produce) => {
         const revision = await produce(space.revisionId, em);
-        await this.activate(space.id, revision.id, em);
+        if (revision.delta) {
+          await this.rows.setRevision(space.id, revision.id, em);
+          await this.searchIndex.update(space.id, revision.id, revision.delta.changed, revision.delta.removed, em);
+        } else await this.activate(space.id, revision.id, em);
         return revision;
       },
       count: (delta) => this.rows.count(space.id, delta, em),

@@ -16,6 +16,12 @@ import { CrawlResult, SiteCrawler, StartPageError } from './site-crawler';
 import { inScope, normalizePageUrl, planTree, spacePathOf } from './site-scope';
 import { contentError } from '../content.errors';
 
+/** A crawled and converted site, ready to be written into any revision (see `prepare`). */
+export interface PreparedImport {
+  crawl: CrawlResult;
+  converted: ReturnType<WebsiteImportService['convert']>;
+}
+
 export interface ImportResult {
   revision: string;
   importedResources: number;
@@ -56,6 +62,21 @@ export class WebsiteImportService {
         (crawl.stopped ? ` (stopped early: ${crawl.stopped} bound reached)` : ''),
     );
     return result;
+  }
+
+  /** Crawls and converts a site, outside any transaction, for a write into another line of revisions (a change request). */
+  async prepare(spaceId: string, dto: ImportContentDto): Promise<PreparedImport> {
+    const crawl = await this.crawl(spaceId, dto.url);
+    return { crawl, converted: this.convert(crawl) };
+  }
+
+  /**
+   * The pages and files of `baseId` with the prepared import added: after the top-level pages, or
+   * after the children of `underPageId` when given. The caller writes the revision.
+   */
+  async buildOn(spaceId: string, baseId: string, prepared: PreparedImport, em: EntityManager, underPageId?: string) {
+    const built = await this.build(spaceId, baseId, prepared.crawl, prepared.converted, em, underPageId);
+    return { ...built, importedResources: built.pages.imported + prepared.crawl.images.size, totalResources: prepared.crawl.discovered };
   }
 
   private async crawl(spaceId: string, url: string): Promise<CrawlResult> {
@@ -106,13 +127,20 @@ export class WebsiteImportService {
     return { revision: revision.id, importedResources: imported + crawl.images.size, totalResources: crawl.discovered };
   }
 
-  private async build(spaceId: string, baseId: string, crawl: CrawlResult, converted: ReturnType<WebsiteImportService['convert']>, em: EntityManager) {
+  private async build(
+    spaceId: string,
+    baseId: string,
+    crawl: CrawlResult,
+    converted: ReturnType<WebsiteImportService['convert']>,
+    em: EntityManager,
+    underPageId: string | null = null,
+  ) {
     const base = await this.content.findRevision(spaceId, baseId, em);
     // One connection per transaction: its queries run one after the other.
     const baseTree = await this.content.tree(baseId, em);
     const baseFiles = await this.content.files(baseId, em);
     const baseReusable = await this.content.reusableContents(baseId, em);
-    const topLevel = baseTree.filter((page) => page.parentId === null);
+    const topLevel = baseTree.filter((page) => page.parentId === underPageId);
     const plan = planTree(
       crawl.pages.map((page) => ({ url: page.url, title: page.extracted.title })),
       crawl.scope,
@@ -126,7 +154,7 @@ export class WebsiteImportService {
     const imported: DraftPage[] = plan.map((entry) =>
       documentPage({
         pageId: entry.pageId,
-        parentId: entry.parentId,
+        parentId: entry.parentId ?? underPageId,
         position: entry.position,
         title: entry.title.slice(0, MAX_TITLE),
         slug: entry.slug,

@@ -21,21 +21,36 @@ export class LinksService {
     private readonly organizations: OrganizationsRepository,
   ) {}
 
-  async list(user: User, access: SpaceAccess, query: LinksQueryDto, pageId?: string): Promise<LinksPage> {
-    const readable = await this.content.open(access);
-    const revisionId = readable.revision.id;
-    if (pageId && (await this.links.pagesById(revisionId, [pageId])).size === 0) throw contentError('content.page_not_found', `Page ${pageId} not found`);
-    const [page, stats] = await Promise.all([this.links.list(revisionId, { status: query.status, pageId }, query), this.links.stats(revisionId, pageId)]);
+  /** Links of the active revision, or of `revisionId` (a change request's head). */
+  async list(user: User, access: SpaceAccess, query: LinksQueryDto, pageId?: string, revisionId?: string): Promise<LinksPage> {
+    const readable = await this.content.open(access, revisionId);
+    const readId = readable.revision.id;
+    if (pageId && (await this.links.pagesById(readId, [pageId])).size === 0) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    const [page, stats] = await Promise.all([this.links.list(readId, { status: query.status, pageId }, query), this.links.stats(readId, pageId)]);
     return { sources: await this.referenceSources(user, readable, page.items), page, stats, pageId };
   }
 
-  async backlinks(user: User, access: SpaceAccess, fileId: string, query: ListQueryDto): Promise<BacklinksPage> {
-    const { file, ...readable } = await this.content.findFile(access, undefined, fileId);
+  async backlinks(user: User, access: SpaceAccess, fileId: string, query: ListQueryDto, revisionId?: string): Promise<BacklinksPage> {
+    const { file, ...readable } = await this.content.findFile(access, revisionId, fileId);
     const page = await this.links.backlinks(readable.revision.id, `file:${file.fileId}`, query);
     const sources: ReferenceSources = {
       ...(await this.containers(user, readable)),
       pages: await this.links.withBodies(page.items),
       files: new Map([[file.fileId, file]]),
+    };
+    return { sources, page };
+  }
+
+  /** Pages of the revision that link to page `pageId` (by id or anchor in it). */
+  async pageBacklinks(user: User, access: SpaceAccess, pageId: string, query: ListQueryDto, revisionId?: string): Promise<BacklinksPage> {
+    const readable = await this.content.open(access, revisionId);
+    const target = await this.links.pagesById(readable.revision.id, [pageId]);
+    if (target.size === 0) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    const page = await this.links.backlinks(readable.revision.id, `page:${pageId}`, query);
+    const sources: ReferenceSources = {
+      ...(await this.containers(user, readable)),
+      pages: new Map([...target, ...(await this.links.withBodies(page.items))]),
+      files: new Map(),
     };
     return { sources, page };
   }

@@ -1,0 +1,144 @@
+/* Change-request benchmarks: merge of a 20-page change in a 10-page vs a 10,000-page space (the
+ * ratio is the figure: merge cost should not grow with the space), a batch of 50 page inserts, and
+ * the PDF of a 100-page change request.
+ * Standalone: `npm run -s build && node -r @swc-node/register bench/change-requests.bench.ts`. Uses
+ * DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own fresh database. */
+import { AddressInfo } from 'node:net';
+import { createApp } from '../src/app.factory';
+import { createLogger } from '../src/common/logging/logger';
+import { loadConfig } from '../src/config/app-config';
+import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
+import { OrganizationsService } from '../src/modules/organizations/organizations.service';
+import { SpacesService } from '../src/modules/spaces/spaces.service';
+import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
+import { TokensService } from '../src/modules/tokens/tokens.service';
+import { UsersService } from '../src/modules/users/users.service';
+import type { User } from '../src/modules/users/user.entity';
+import { createTestDatabase } from '../test/support/database';
+
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+const ROUNDS = Number(process.env.BENCH_CR_ROUNDS ?? 5);
+const LARGE = Number(process.env.BENCH_CR_LARGE ?? 10_000);
+
+const body = (n: number) =>
+  Array.from({ length: 30 }, (_, i) => `Line ${i} of page ${n}: some words about install, configure and deploy.`).join('\n') + `\n\n[next](/pages/p${n + 1})\n`;
+
+async function seed(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<void> {
+  const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
+    documentPage({ pageId: `p${i}`, parentId: i < 100 ? null : `p${i % 100}`, position: i, title: `Page ${i}`, slug: `page-${i}`, markdown: body(i) }),
+  );
+  await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
+    commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
+  );
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => Math.round(value * 10) / 10;
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    MIGRATIONS_RUN: 'false',
+    RATE_LIMIT_PER_ADDRESS: '0',
+    RATE_LIMIT_PER_TOKEN: '0',
+  });
+  const app = await createApp(config, database.url, createLogger('warn'));
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const lines: string[] = [];
+  try {
+    const { user } = await app.get(UsersService).findOrCreate('bench-cr@example.com', 'Bench');
+    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
+    const { membership } = await app.get(OrganizationsService).create(user, { title: 'Bench CR Org' });
+    const newSpace = async (title: string) => (await app.get(SpacesService).create(user, membership, { title })).space;
+    const call = async (method: string, path: string, payload?: object) => {
+      const started = performance.now();
+      const res = await fetch(`${base}${path}`, { method, headers, body: payload ? JSON.stringify(payload) : undefined });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+      return { ms: performance.now() - started, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
+    };
+    const writes = app.get(SpaceUnitOfWork);
+    const writer = app.get(RevisionWriter);
+
+    // 1. Merge of a change request touching 20 pages, in a 10-page and in a large space.
+    const mergeCost = async (size: number): Promise<number> => {
+      const space = await newSpace(`Merge ${size}`);
+      await seed(writes, writer, user, space.id, size);
+      const times: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const cr = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: `round ${round}` });
+        const url = `/v1/spaces/${space.id}/change-requests/${cr.json.id as string}`;
+        // 20 changed pages: up to 10 edits of existing pages, the rest inserted.
+        const edits = Array.from({ length: Math.min(10, size) }, (_, i) => ({
+          operation: 'update_page',
+          page: `p${i}`,
+          document: { markdown: `${body(i)}\nRound ${round} edit.` },
+        }));
+        const inserts = Array.from({ length: 20 - edits.length }, (_, i) => ({
+          operation: 'insert_page',
+          title: `Round ${round} new ${i}`,
+          document: { markdown: `New page ${i} of round ${round}.` },
+        }));
+        await call('POST', `${url}/content`, { changes: [...edits, ...inserts] });
+        times.push((await call('POST', `${url}/merge`)).ms);
+      }
+      return median(times);
+    };
+    const small = await mergeCost(10);
+    const large = await mergeCost(LARGE);
+    lines.push(`| merge, 20 changed pages, 10-page space (median of ${ROUNDS}) | **${ms(small)} ms** |`);
+    lines.push(`| merge, 20 changed pages, ${LARGE}-page space (median of ${ROUNDS}) | **${ms(large)} ms** |`);
+    lines.push(`| ratio large / small (goal ≤ 1.5) | **${(large / small).toFixed(2)}** |`);
+    process.stderr.write(`${lines.join('\n')}\n`);
+
+    // 2. A batch of 50 page inserts into a change request.
+    const batchSpace = await newSpace('Batch');
+    const batchTimes: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const cr = await call('POST', `/v1/spaces/${batchSpace.id}/change-requests`, {});
+      const changes = Array.from({ length: 50 }, (_, i) => ({ operation: 'insert_page', title: `Batch ${round} page ${i}`, document: { markdown: body(i) } }));
+      batchTimes.push((await call('POST', `/v1/spaces/${batchSpace.id}/change-requests/${cr.json.id as string}/content`, { changes })).ms);
+    }
+    lines.push(`| batch of 50 page inserts (median of ${ROUNDS}) | **${ms(median(batchTimes))} ms** |`);
+
+    // 3. PDF of a 100-page change request.
+    const pdfSpace = await newSpace('PDF');
+    const cr = await call('POST', `/v1/spaces/${pdfSpace.id}/change-requests`, {});
+    const crUrl = `/v1/spaces/${pdfSpace.id}/change-requests/${cr.json.id as string}`;
+    for (let batch = 0; batch < 2; batch++) {
+      const changes = Array.from({ length: 50 }, (_, i) => ({
+        operation: 'insert_page',
+        title: `Chapter ${batch * 50 + i}`,
+        document: { markdown: `## Section\n\n${body(i)}\n\n- one\n- two\n\n\`\`\`\ncode ${i}\n\`\`\`\n` },
+      }));
+      await call('POST', `${crUrl}/content`, { changes });
+    }
+    const pdfTimes: number[] = [];
+    let size = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const link = await call('GET', `${crUrl}/pdf`);
+      const started = performance.now();
+      const pdfUrl = new URL(link.json.url as string);
+      const res = await fetch(`${base}${pdfUrl.pathname}${pdfUrl.search}`, { headers });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (res.status !== 200 || bytes.subarray(0, 5).toString() !== '%PDF-') throw new Error(`PDF answered ${res.status}`);
+      pdfTimes.push(link.ms + performance.now() - started);
+      size = bytes.length;
+    }
+    lines.push(`| PDF of a 100-page change request (URL + download, ${(size / 1024).toFixed(0)} KB, median of ${ROUNDS}) | **${ms(median(pdfTimes))} ms** |`);
+
+    process.stdout.write(`\nChange-request benchmarks (loopback, one process, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`);
+  } finally {
+    await app.close();
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ContentRepository } from '../content/content.repository';
+import type { RevisionFile } from '../content/revision-file.entity';
+import type { RevisionType } from '../content/revision.entity';
+import { DraftFile, DraftPage, RevisionDraft, RevisionWriter } from '../content/revision-writer';
+import { RevisionDeltaWriter } from '../content/revision-delta-writer';
+import type { TreePage } from './authoring/tree-editor';
+import { ChangeRequestsRepository } from './change-requests.repository';
+
+/** A revision read for editing or merging: its pages with their bodies, files, reusable contents and variables. */
+export interface LoadedRevision {
+  id: string;
+  pages: TreePage[];
+  files: Omit<RevisionFile, 'revisionId'>[];
+  reusableContents: { reusableContentId: string; title: string; documentId: string | null }[];
+  variables: Record<string, string | number | boolean>;
+}
+
+/** A new revision and, when it was written as a delta of its base, what differs (for the search index). */
+export interface WrittenRevision {
+  id: string;
+  delta?: { changed: string[]; removed: string[] };
+}
+
+export interface NewRevision {
+  spaceId: string;
+  parents: string[];
+  type: RevisionType;
+  createdBy: string | null;
+  pages: TreePage[];
+  /** Pages whose row differs from `base`'s (their markdown, when set, is stored again). */
+  dirty: ReadonlySet<string>;
+  /** The revision the new one is written as a delta of, with the pages of it that are gone. */
+  base: string;
+  removed: string[];
+  /** Files not in `base`. */
+  newFiles: DraftFile[];
+  files: DraftFile[];
+  reusableContents: LoadedRevision['reusableContents'];
+  variables: LoadedRevision['variables'];
+}
+
+/** Reads revisions whole, and writes new ones through the content module's writer, in the caller's transaction. */
+@Injectable()
+export class ChangeRequestRevisions {
+  constructor(
+    private readonly content: ContentRepository,
+    private readonly writer: RevisionWriter,
+    private readonly deltaWriter: RevisionDeltaWriter,
+    private readonly rows: ChangeRequestsRepository,
+  ) {}
+
+  async load(spaceId: string, revisionId: string, em: EntityManager): Promise<LoadedRevision> {
+    const revision = await this.content.findRevision(spaceId, revisionId, em);
+    if (!revision) throw new Error(`revision ${revisionId} is not in space ${spaceId}`);
+    // One connection per transaction: its queries run one after the other.
+    // Tree rows only: bodies are loaded where a change needs them (`withBodies`).
+    const pages = await this.rows.treeRows(revisionId, em);
+    const files = await this.content.files(revisionId, em);
+    const reusable = await this.content.reusableContents(revisionId, em);
+    return {
+      id: revisionId,
+      pages,
+      files: files.map(({ revisionId: _r, ...file }) => file),
+      reusableContents: reusable.map(({ revisionId: _r, ...content }) => content),
+      variables: revision.variables,
+    };
+  }
+
+  /** A revision drafted by another module's builder (website import). */
+  async writeDraft(draft: RevisionDraft, em: EntityManager): Promise<string> {
+    return (await this.writer.write(draft, em)).id;
+  }
+
+  /** Sets `markdown` on the given pages from their documents. */
+  async withBodies(pages: TreePage[], em: EntityManager): Promise<void> {
+    const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => !!id))];
+    const rows: { id: string; markdown: string }[] = ids.length ? await em.query(`SELECT id, markdown FROM documents WHERE id = ANY($1::text[])`, [ids]) : [];
+    const bodies = new Map(rows.map((row) => [row.id, row.markdown]));
+    for (const page of pages) page.markdown = page.documentId ? (bodies.get(page.documentId) ?? '') : '';
+  }
+
+  /**
+   * Writes the revision as a delta of `base` (cost follows the change), or whole when the change
+   * moves or renames pages that were in the base (the delta writer declines those).
+   */
+  async write(draft: NewRevision, em: EntityManager): Promise<WrittenRevision> {
+    const changed: DraftPage[] = draft.pages
+      .filter((page) => draft.dirty.has(page.pageId))
+      .map(({ markdown, ...page }) => (typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null }));
+    const written = await this.deltaWriter.write(
+      {
+        spaceId: draft.spaceId,
+        base: draft.base,
+        parents: draft.parents,
+        type: draft.type,
+        createdBy: draft.createdBy,
+        pages: changed,
+        removed: draft.removed,
+        files: draft.newFiles,
+      },
+      em,
+    );
+    if (written) return { id: written.revision.id, delta: written.delta };
+    return { id: await this.writeWhole(draft, em) };
+  }
+
+  private async writeWhole(draft: NewRevision, em: EntityManager): Promise<string> {
+    const pages: DraftPage[] = draft.pages.map(({ markdown, ...page }) =>
+      draft.dirty.has(page.pageId) && typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
+    );
+    const revision = await this.writer.write(
+      {
+        spaceId: draft.spaceId,
+        parents: draft.parents,
+        type: draft.type,
+        createdBy: draft.createdBy,
+        pages,
+        files: draft.files,
+        reusableContents: draft.reusableContents,
+        variables: draft.variables,
+      },
+      em,
+    );
+    return revision.id;
+  }
+}
