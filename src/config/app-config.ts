@@ -27,6 +27,8 @@ export class AppConfig {
   /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
+  /** Search: how many title and body matches are ranked per query. */
+  readonly search: { candidates: number };
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
   /** Background jobs: whether this replica runs workers, their concurrency per queue, and the idle poll interval. */
   readonly jobs: { enabled: boolean; concurrency: number; pollIntervalMs: number };
@@ -52,6 +54,7 @@ export class AppConfig {
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
+    this.search = { candidates: env.SEARCH_CANDIDATES };
     this.contentImport = {
       maxPages: env.IMPORT_MAX_PAGES,
       maxDepth: env.IMPORT_MAX_DEPTH,

@@ -1,63 +1,106 @@
-import { Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { decodeCursor, encodeCursor } from '../../../common/pagination/cursor';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { Page, paginate } from '../../../common/pagination/paginate';
+import type { Page } from '../../../common/pagination/paginate';
 import { SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
 import type { SearchHit, SectionHit } from './search.read-model';
-import { SearchPage } from './search-page.entity';
 
 // Weights of D, C, B, A (body C, headings and description B, title A): a title match outranks
 // any number of body matches of the same word.
 const WEIGHTS = `'{0.01, 0.05, 0.3, 1.0}'`;
-const QUERY = `websearch_to_tsquery('${SEARCH_CONFIG}', :query)`;
-const SCORE = `ts_rank(${WEIGHTS}, sp.tsv, ${QUERY})`;
+// A tsvector holds at most 1 MB; a section's text is matched on its beginning.
+const MAX_SECTION_CHARS = 400_000;
+const LIST = 'search:score:desc';
+
+/** A page of search hits, and the rank (one-based) of its first hit in the whole ranked list. */
+export interface RankedPage extends Page<SearchHit> {
+  first: number;
+}
 
 /**
  * Queries of the search index (`search_pages`: one row per page of each space's active revision,
- * with a weighted tsvector, GIN-indexed). The unit of work writes its rows (`SearchIndexWritesRepository`).
+ * GIN-indexed twice: `title_tsv` for the title and description, `tsv` for everything). The unit of
+ * work writes its rows (`SearchIndexWritesRepository`).
+ *
+ * What a search costs follows the page of results, not the space: the matches are ranked among a
+ * bounded set of candidates, every page whose title or description matches (up to `candidates`),
+ * then pages whose body matches (up to `candidates`), in index order. A space with fewer matches
+ * than that (most spaces, every test) ranks every match, so the ranking is exact; beyond it, a
+ * body-only match outside the first candidates is not ranked, which is the trade for a bounded
+ * cost (docs/scaling.md). The bound grows with the depth of the page asked for, so walking the
+ * pages reaches every match. `count` is every match, counted from the index.
  */
 @Injectable()
 export class SearchIndexRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Matching pages, best first; `count` is every match. Ties on score are broken by page id, so the walk is stable. */
-  search(spaceId: string, query: string, list: ListQueryDto): Promise<Page<SearchHit>> {
-    return paginate<SearchHit>(this.matches(spaceId, query), list, {
-      list: 'search:score:desc',
-      columns: [SCORE, 'sp.page_id'],
-      direction: 'DESC',
-      keyOf: (hit) => [hit.score, hit.pageId],
-      fetch: async (rows) =>
-        (
-          await rows
-            .select(['sp.page_id AS "pageId"', 'sp.document_id AS "documentId"', 'sp.title AS title', 'sp.path AS path'])
-            .addSelect(['sp.description AS description', 'sp.ancestors AS ancestors', `${SCORE} AS score`])
-            .getRawMany<SearchHit>()
-        ).map((hit) => ({ ...hit, score: Number(hit.score) })),
-    });
+  /** Matching pages, best first. Ties on score are broken by page id, so the walk is stable. */
+  async search(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
+    // The cursor holds the last hit's score, page id and rank.
+    const cursor = list.page ? decodeCursor(list.page, LIST, 3) : undefined;
+    const before = cursor ? Number(cursor[2]) : 0;
+    if (!Number.isInteger(before) || before < 0) throw new BadRequestException('page: is not a valid page cursor');
+    const bound = Math.max(candidates, before + list.limit + 1);
+    const [counted, rows] = await Promise.all([
+      this.dataSource.query(`SELECT count(*)::int AS count FROM search_pages WHERE space_id = $1 AND tsv @@ websearch_to_tsquery('${SEARCH_CONFIG}', $2)`, [
+        spaceId,
+        query,
+      ]) as Promise<{ count: number }[]>,
+      this.dataSource.query(
+        `WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $2) AS q),
+         titled AS (
+           SELECT sp.page_id FROM search_pages sp, q
+           WHERE sp.space_id = $1 AND sp.title_tsv @@ q.q AND sp.tsv @@ q.q
+           LIMIT $3
+         ),
+         bodied AS (
+           SELECT sp.page_id FROM search_pages sp, q
+           WHERE sp.space_id = $1 AND sp.tsv @@ q.q
+           LIMIT $3
+         ),
+         ranked AS (
+           SELECT sp.page_id, sp.document_id, sp.title, sp.path, sp.description, sp.ancestors, ts_rank(${WEIGHTS}, sp.tsv, q.q) AS score
+           FROM (SELECT page_id FROM titled UNION SELECT page_id FROM bodied) c
+           JOIN search_pages sp ON sp.space_id = $1 AND sp.page_id = c.page_id, q
+         )
+         SELECT page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, score
+         FROM ranked
+         ${cursor ? 'WHERE (score, page_id) < ($5::real, $6::text)' : ''}
+         ORDER BY score DESC, page_id DESC
+         LIMIT $4`,
+        cursor ? [spaceId, query, bound, list.limit + 1, cursor[0], cursor[1]] : [spaceId, query, bound, list.limit + 1],
+      ) as Promise<SearchHit[]>,
+    ]);
+    const hits = rows.map((hit) => ({ ...hit, score: Number(hit.score) }));
+    const items = hits.slice(0, list.limit);
+    const page: RankedPage = { items, count: counted[0].count, first: before + 1 };
+    if (hits.length > list.limit) {
+      const last = items[items.length - 1];
+      page.next = { page: encodeCursor(LIST, [last.score, last.pageId, before + items.length]) };
+    }
+    return page;
   }
 
-  /** How many matches rank before `hit`: its one-based rank is this plus one. */
-  async countBefore(spaceId: string, query: string, hit: SearchHit): Promise<number> {
-    return this.matches(spaceId, query).andWhere(`(${SCORE}, sp.page_id) > (:score, :pageId)`, { score: hit.score, pageId: hit.pageId }).getCount();
-  }
-
-  /** The sections of `documentIds` that match, best first. */
+  /**
+   * The sections of `documentIds` that match, best first. Only the sections of the pages a search
+   * returns are turned into lexemes, here: at most a page of results' worth.
+   */
   async sections(documentIds: string[], query: string): Promise<SectionHit[]> {
     if (documentIds.length === 0) return [];
     const rows: SectionHit[] = await this.dataSource.query(
-      `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body,
-              ts_rank(${WEIGHTS}, s.tsv, q) AS score
-       FROM document_sections s, websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
-       WHERE s.document_id = ANY($1) AND s.tsv @@ q
+      `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body, ts_rank(${WEIGHTS}, v.tsv, q) AS score
+       FROM document_sections s
+       CROSS JOIN websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
+       CROSS JOIN LATERAL (
+         SELECT setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
+                setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_SECTION_CHARS})), 'C') AS tsv
+       ) v
+       WHERE s.document_id = ANY($1) AND v.tsv @@ q
        ORDER BY score DESC, s.position`,
       [documentIds, query],
     );
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
-  }
-
-  private matches(spaceId: string, query: string) {
-    return this.dataSource.manager.createQueryBuilder(SearchPage, 'sp').where('sp.space_id = :spaceId', { spaceId }).andWhere(`sp.tsv @@ ${QUERY}`, { query });
   }
 }
