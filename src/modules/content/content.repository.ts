@@ -53,10 +53,20 @@ export class ContentRepository {
     return this.withBodies(pages, this.dataSource.manager);
   }
 
-  /** Page id → path, for turning stable page refs into relative links. */
+  /** Page id → path, for turning stable page refs into relative links: every page of the revision. */
   async pagePaths(revisionId: string): Promise<Map<string, string | null>> {
     const rows = await this.dataSource.manager.find(RevisionPage, { where: { revisionId }, select: { pageId: true, path: true } });
     return new Map(rows.map((row) => [row.pageId, row.path]));
+  }
+
+  /** Page id → path of only `pageIds` (read by primary key): the pages some bodies link to. */
+  async pathsOf(revisionId: string, pageIds: string[]): Promise<Map<string, string | null>> {
+    if (pageIds.length === 0) return new Map();
+    const rows: { page_id: string; path: string | null }[] = await this.dataSource.query(
+      `SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`,
+      [revisionId, pageIds],
+    );
+    return new Map(rows.map((row) => [row.page_id, row.path]));
   }
 
   files(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionFile[]> {

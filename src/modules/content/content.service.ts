@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccess } from '../access/space-access.service';
-import type { RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
+import type { PageWithBody, RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
 import { ContentRepository } from './content.repository';
 import { contentError } from './content.errors';
 import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
+import { referencedPageIds } from './markdown/markdown-refs';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -66,9 +67,20 @@ export class ContentService {
     if (subtree.length === 0) {
       throw contentError('content.page_not_found', 'pageId' in where ? `Page ${where.pageId} not found` : `No page at path ${where.path}`);
     }
-    // Relative refs need every page's path, not only the subtree's.
-    const paths = query['format.markdown.refs'] === 'relative' ? await this.content.pagePaths(revision.id) : undefined;
+    // Relative refs need the paths of the pages the bodies link to (read by key), not the whole tree's.
+    const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
     return { context, pages: subtree, paths };
+  }
+
+  /** Paths of the pages `pages` link to that are not among them. */
+  private linkedPaths(revisionId: string, pages: PageWithBody[]): Promise<Map<string, string | null>> {
+    const known = new Set(pages.map((page) => page.pageId));
+    const linked = new Set<string>();
+    for (const page of pages) {
+      if (!page.markdown) continue;
+      for (const id of referencedPageIds(page.markdown)) if (!known.has(id)) linked.add(id);
+    }
+    return this.content.pathsOf(revisionId, [...linked]);
   }
 
   async listFiles(access: SpaceAccess, revisionId: string | undefined, query: RevisionFilesQueryDto): Promise<RevisionFilesPage> {

@@ -37,3 +37,13 @@ export function withRelativeRefs(markdown: string, fromPath: string, pathOf: (pa
     })
     .join('\n');
 }
+
+/** The pages a body refers to by stable ref outside code: the paths `withRelativeRefs` will ask for. */
+export function referencedPageIds(markdown: string): string[] {
+  const ids = new Set<string>();
+  withRelativeRefs(markdown, '', (pageId) => {
+    ids.add(pageId);
+    return undefined;
+  });
+  return [...ids];
+}

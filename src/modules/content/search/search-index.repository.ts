@@ -30,7 +30,7 @@ export interface RankedPage extends Page<SearchHit> {
  * than that (most spaces, every test) ranks every match, so the ranking is exact; beyond it, a
  * body-only match outside the first candidates is not ranked, which is the trade for a bounded
  * cost (docs/scaling.md). The bound grows with the depth of the page asked for, so walking the
- * pages reaches every match. `count` is every match, counted from the index.
+ * pages reaches every match. `count` is exact up to the bound, and an estimate above it.
  */
 @Injectable()
 export class SearchIndexRepository {
@@ -42,45 +42,60 @@ export class SearchIndexRepository {
     const cursor = list.page ? decodeCursor(list.page, LIST, 3) : undefined;
     const before = cursor ? Number(cursor[2]) : 0;
     if (!Number.isInteger(before) || before < 0) throw new BadRequestException('page: is not a valid page cursor');
+    // The query is parsed first and passed on as a constant, so the planner sees how common its
+    // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
+    const [{ tsquery }]: { tsquery: string }[] = await this.dataSource.query(`SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery`, [query]);
+    if (tsquery === '') return { items: [], count: 0, first: 1 };
     const bound = Math.max(candidates, before + list.limit + 1);
-    const [counted, rows] = await Promise.all([
-      this.dataSource.query(`SELECT count(*)::int AS count FROM search_pages WHERE space_id = $1 AND tsv @@ websearch_to_tsquery('${SEARCH_CONFIG}', $2)`, [
-        spaceId,
-        query,
-      ]) as Promise<{ count: number }[]>,
+    const [count, rows] = await Promise.all([
+      this.count(spaceId, tsquery, candidates),
       this.dataSource.query(
-        `WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $2) AS q),
-         titled AS (
-           SELECT sp.page_id FROM search_pages sp, q
-           WHERE sp.space_id = $1 AND sp.title_tsv @@ q.q AND sp.tsv @@ q.q
-           LIMIT $3
+        `WITH titled AS (
+           SELECT page_id FROM search_pages WHERE space_id = $1 AND title_tsv @@ $2::tsquery LIMIT $3
          ),
          bodied AS (
-           SELECT sp.page_id FROM search_pages sp, q
-           WHERE sp.space_id = $1 AND sp.tsv @@ q.q
-           LIMIT $3
+           SELECT page_id FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
          ),
          ranked AS (
-           SELECT sp.page_id, sp.document_id, sp.title, sp.path, sp.description, sp.ancestors, ts_rank(${WEIGHTS}, sp.tsv, q.q) AS score
+           SELECT sp.page_id, sp.document_id, sp.title, sp.path, sp.description, sp.ancestors, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
            FROM (SELECT page_id FROM titled UNION SELECT page_id FROM bodied) c
-           JOIN search_pages sp ON sp.space_id = $1 AND sp.page_id = c.page_id, q
+           JOIN search_pages sp ON sp.space_id = $1 AND sp.page_id = c.page_id
+           -- a title match can still fail the whole query (a word excluded with -word in the body)
+           WHERE sp.tsv @@ $2::tsquery
          )
          SELECT page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, score
          FROM ranked
          ${cursor ? 'WHERE (score, page_id) < ($5::real, $6::text)' : ''}
          ORDER BY score DESC, page_id DESC
          LIMIT $4`,
-        cursor ? [spaceId, query, bound, list.limit + 1, cursor[0], cursor[1]] : [spaceId, query, bound, list.limit + 1],
+        cursor ? [spaceId, tsquery, bound, list.limit + 1, cursor[0], cursor[1]] : [spaceId, tsquery, bound, list.limit + 1],
       ) as Promise<SearchHit[]>,
     ]);
     const hits = rows.map((hit) => ({ ...hit, score: Number(hit.score) }));
     const items = hits.slice(0, list.limit);
-    const page: RankedPage = { items, count: counted[0].count, first: before + 1 };
+    const page: RankedPage = { items, count, first: before + 1 };
     if (hits.length > list.limit) {
       const last = items[items.length - 1];
       page.next = { page: encodeCursor(LIST, [last.score, last.pageId, before + items.length]) };
     }
     return page;
+  }
+
+  /**
+   * How many pages match: counted up to `exactUpTo`, and above that the planner's estimate (from
+   * the column's word statistics), so a word on every page of a huge space is not counted row by row.
+   */
+  private async count(spaceId: string, tsquery: string, exactUpTo: number): Promise<number> {
+    const [{ count }]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM (SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3) m`,
+      [spaceId, tsquery, exactUpTo + 1],
+    );
+    if (count <= exactUpTo) return count;
+    const [{ 'QUERY PLAN': plan }]: { 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }[] = await this.dataSource.query(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery`,
+      [spaceId, tsquery],
+    );
+    return Math.max(count, Math.round(plan[0].Plan['Plan Rows']));
   }
 
   /**
