@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccess } from '../access/space-access.service';
-import type { PageWithBody, RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
+import type { PageWithBody, RevisionContent, RevisionStream, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
 import { ContentRepository } from './content.repository';
 import { contentError } from './content.errors';
 import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
@@ -53,6 +53,31 @@ export class ContentService {
       this.content.reusableContents(revision.id),
     ]);
     return { context, revision, pages, files, reusableContents };
+  }
+
+  /**
+   * A whole revision to stream: files and reusable contents read now, the page tree read as it is
+   * sent (`tree`, depth first, in batches). `computed` says whether computed pages are to be
+   * computed (the page rows carry their `computed` source either way).
+   */
+  async revisionStream(access: SpaceAccess, revisionId: string | undefined, _options: { computed?: boolean } = {}): Promise<RevisionStream> {
+    const { revision, context } = await this.open(access, revisionId);
+    const [files, reusableContents] = await Promise.all([this.content.files(revision.id), this.content.reusableContents(revision.id)]);
+    return { context, revision, files, reusableContents, ...this.treeOf(revision.id) };
+  }
+
+  /** The page tree of a revision to stream. */
+  async pagesStream(
+    access: SpaceAccess,
+    revisionId: string | undefined,
+    _options: { computed?: boolean } = {},
+  ): Promise<Pick<RevisionStream, 'context' | 'tree' | 'pathsOf'>> {
+    const { revision, context } = await this.open(access, revisionId);
+    return { context, ...this.treeOf(revision.id) };
+  }
+
+  private treeOf(revisionId: string): Pick<RevisionStream, 'tree' | 'pathsOf'> {
+    return { tree: this.content.streamTree(revisionId), pathsOf: (pageIds) => this.content.pathsOf(revisionId, pageIds) };
   }
 
   async pages(access: SpaceAccess, revisionId: string | undefined): Promise<RevisionPages> {
