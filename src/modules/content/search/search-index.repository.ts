@@ -29,54 +29,87 @@ export interface RankedPage extends Page<SearchHit> {
  * then pages whose body matches (up to `candidates`), in index order. A space with fewer matches
  * than that (most spaces, every test) ranks every match, so the ranking is exact; beyond it, a
  * body-only match outside the first candidates is not ranked, which is the trade for a bounded
- * cost (docs/scaling.md). The bound grows with the depth of the page asked for, so walking the
- * pages reaches every match. `count` is exact up to the bound, and an estimate above it.
+ * cost (docs/scaling.md). Walking past the ranked candidates, the other matches follow by page id
+ * (their scores shown, not sorted by), so the walk still reaches every match once. `count` is
+ * exact up to the bound, and an estimate above it.
  */
 @Injectable()
 export class SearchIndexRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Matching pages, best first. Ties on score are broken by page id, so the walk is stable. */
+  /**
+   * Matching pages, best first (ties broken by page id, so the walk is stable). The cursor holds
+   * the last hit's score, page id and rank, the bound the walk started with, and its phase: 0
+   * while walking the ranked candidates, 1 once past them (the other matches, by page id).
+   */
   async search(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
-    // The cursor holds the last hit's score, page id and rank.
-    const cursor = list.page ? decodeCursor(list.page, LIST, 3) : undefined;
-    const before = cursor ? Number(cursor[2]) : 0;
-    if (!Number.isInteger(before) || before < 0) throw new BadRequestException('page: is not a valid page cursor');
+    const cursor = list.page ? decodeCursor(list.page, LIST, 5) : undefined;
+    const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
+    const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
+    if (typeof score !== 'number' || typeof lastId !== 'string' || !valid(before, 0) || !valid(startBound, 1) || (phase !== 0 && phase !== 1)) {
+      throw new BadRequestException('page: is not a valid page cursor');
+    }
+    const bound = startBound as number;
+    const rank = before as number;
     // The query is parsed first and passed on as a constant, so the planner sees how common its
     // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
     const [{ tsquery }]: { tsquery: string }[] = await this.dataSource.query(`SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery`, [query]);
     if (tsquery === '') return { items: [], count: 0, first: 1 };
-    const bound = Math.max(candidates, before + list.limit + 1);
-    const [count, rows] = await Promise.all([
-      this.count(spaceId, tsquery, candidates),
+    const pool = `titled AS (
+        SELECT page_id FROM search_pages WHERE space_id = $1 AND title_tsv @@ $2::tsquery LIMIT $3
+      ),
+      bodied AS (
+        SELECT page_id FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
+      )`;
+    const columns = `sp.page_id AS "pageId", sp.document_id AS "documentId", sp.title, sp.path, sp.description, sp.ancestors`;
+    const fetchRanked = () =>
       this.dataSource.query(
-        `WITH titled AS (
-           SELECT page_id FROM search_pages WHERE space_id = $1 AND title_tsv @@ $2::tsquery LIMIT $3
-         ),
-         bodied AS (
-           SELECT page_id FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
-         ),
+        `WITH ${pool},
          ranked AS (
-           SELECT sp.page_id, sp.document_id, sp.title, sp.path, sp.description, sp.ancestors, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
+           SELECT ${columns}, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
            FROM (SELECT page_id FROM titled UNION SELECT page_id FROM bodied) c
            JOIN search_pages sp ON sp.space_id = $1 AND sp.page_id = c.page_id
            -- a title match can still fail the whole query (a word excluded with -word in the body)
            WHERE sp.tsv @@ $2::tsquery
          )
-         SELECT page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, score
-         FROM ranked
-         ${cursor ? 'WHERE (score, page_id) < ($5::real, $6::text)' : ''}
-         ORDER BY score DESC, page_id DESC
+         SELECT *, (SELECT count(*) FROM bodied)::int AS pool FROM ranked
+         ${phase === 0 && cursor ? 'WHERE (score, "pageId") < ($5::real, $6::text)' : ''}
+         ORDER BY score DESC, "pageId" DESC
          LIMIT $4`,
-        cursor ? [spaceId, tsquery, bound, list.limit + 1, cursor[0], cursor[1]] : [spaceId, tsquery, bound, list.limit + 1],
-      ) as Promise<SearchHit[]>,
+        phase === 0 && cursor ? [spaceId, tsquery, bound, list.limit + 1, score, lastId] : [spaceId, tsquery, bound, list.limit + 1],
+      ) as Promise<(SearchHit & { pool: number })[]>;
+    // Past the candidates: the other matches by page id (descending, the primary key read backwards).
+    const fetchRest = (after: string | null) =>
+      this.dataSource.query(
+        `WITH ${pool}
+         SELECT ${columns}, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
+         FROM search_pages sp
+         WHERE sp.space_id = $1 AND sp.tsv @@ $2::tsquery ${after === null ? '' : 'AND sp.page_id < $5'}
+           AND sp.page_id NOT IN (SELECT page_id FROM titled UNION SELECT page_id FROM bodied)
+         ORDER BY sp.page_id DESC
+         LIMIT $4`,
+        after === null ? [spaceId, tsquery, bound, list.limit + 1] : [spaceId, tsquery, bound, list.limit + 1, after],
+      ) as Promise<SearchHit[]>;
+
+    const [count, fetched] = await Promise.all([
+      this.count(spaceId, tsquery, candidates),
+      (async (): Promise<{ hit: SearchHit; phase: 0 | 1 }[]> => {
+        if (phase === 1) return (await fetchRest(lastId as string)).map((hit) => ({ hit, phase: 1 as const }));
+        const ranked = (await fetchRanked()).map(({ pool, ...hit }) => ({ hit, pool, phase: 0 as const }));
+        if (ranked.length > list.limit) return ranked;
+        // The candidates are used up: when the body matches filled the bound, other matches may follow.
+        const poolFull = ranked.length > 0 ? ranked[0].pool >= bound : cursor !== undefined;
+        if (!poolFull) return ranked;
+        const rest = (await fetchRest(null)).map((hit) => ({ hit, phase: 1 as const }));
+        return [...ranked, ...rest];
+      })(),
     ]);
-    const hits = rows.map((hit) => ({ ...hit, score: Number(hit.score) }));
+    const hits = fetched.map(({ hit, phase: from }) => ({ hit: { ...hit, score: Number(hit.score) }, phase: from }));
     const items = hits.slice(0, list.limit);
-    const page: RankedPage = { items, count, first: before + 1 };
+    const page: RankedPage = { items: items.map(({ hit }) => hit), count, first: rank + 1 };
     if (hits.length > list.limit) {
-      const last = items[items.length - 1];
-      page.next = { page: encodeCursor(LIST, [last.score, last.pageId, before + items.length]) };
+      const { hit: last, phase: lastPhase } = items[items.length - 1];
+      page.next = { page: encodeCursor(LIST, [last.score, last.pageId, rank + items.length, bound, lastPhase]) };
     }
     return page;
   }
