@@ -133,7 +133,7 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(10)
   @Max(100_000)
-  SEARCH_CANDIDATES: number = 1000;
+  SEARCH_CANDIDATES: number = 500;
 
   @IsOptional()
   @Transform(toInt)

@@ -55,23 +55,21 @@ export class SearchIndexRepository {
     // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
     const [{ tsquery }]: { tsquery: string }[] = await this.dataSource.query(`SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery`, [query]);
     if (tsquery === '') return { items: [], count: 0, first: 1 };
+    const columns = `page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, ts_rank(${WEIGHTS}, tsv, $2::tsquery) AS score`;
+    // Each branch ranks its own rows (no second visit). `IS TRUE` keeps the whole-query check of a
+    // title match a filter, so the planner never intersects it with the body index's bitmap.
     const pool = `titled AS (
-        SELECT page_id FROM search_pages WHERE space_id = $1 AND title_tsv @@ $2::tsquery LIMIT $3
+        SELECT ${columns} FROM search_pages
+        WHERE space_id = $1 AND title_tsv @@ $2::tsquery AND (tsv @@ $2::tsquery) IS TRUE
+        LIMIT $3
       ),
       bodied AS (
-        SELECT page_id FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
+        SELECT ${columns} FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
       )`;
-    const columns = `sp.page_id AS "pageId", sp.document_id AS "documentId", sp.title, sp.path, sp.description, sp.ancestors`;
     const fetchRanked = () =>
       this.dataSource.query(
         `WITH ${pool},
-         ranked AS (
-           SELECT ${columns}, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
-           FROM (SELECT page_id FROM titled UNION SELECT page_id FROM bodied) c
-           JOIN search_pages sp ON sp.space_id = $1 AND sp.page_id = c.page_id
-           -- a title match can still fail the whole query (a word excluded with -word in the body)
-           WHERE sp.tsv @@ $2::tsquery
-         )
+         ranked AS (SELECT * FROM titled UNION SELECT * FROM bodied)
          SELECT *, (SELECT count(*) FROM bodied)::int AS pool FROM ranked
          ${phase === 0 && cursor ? 'WHERE (score, "pageId") < ($5::real, $6::text)' : ''}
          ORDER BY score DESC, "pageId" DESC
@@ -82,11 +80,11 @@ export class SearchIndexRepository {
     const fetchRest = (after: string | null) =>
       this.dataSource.query(
         `WITH ${pool}
-         SELECT ${columns}, ts_rank(${WEIGHTS}, sp.tsv, $2::tsquery) AS score
-         FROM search_pages sp
-         WHERE sp.space_id = $1 AND sp.tsv @@ $2::tsquery ${after === null ? '' : 'AND sp.page_id < $5'}
-           AND sp.page_id NOT IN (SELECT page_id FROM titled UNION SELECT page_id FROM bodied)
-         ORDER BY sp.page_id DESC
+         SELECT ${columns}
+         FROM search_pages
+         WHERE space_id = $1 AND tsv @@ $2::tsquery ${after === null ? '' : 'AND page_id < $5'}
+           AND page_id NOT IN (SELECT "pageId" FROM titled UNION SELECT "pageId" FROM bodied)
+         ORDER BY page_id DESC
          LIMIT $4`,
         after === null ? [spaceId, tsquery, bound, list.limit + 1] : [spaceId, tsquery, bound, list.limit + 1, after],
       ) as Promise<SearchHit[]>;
