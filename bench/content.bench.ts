@@ -1,7 +1,11 @@
-/* Content benchmarks: website import, search at 1k and 100k pages, GET /content at 10k pages.
+/* Content benchmarks (issue 18's table): website import, search at 1k and 100k pages (and their
+ * ratio), writing a 100k-page revision, a page read at 100 and 10k pages, GET /content at 1k and
+ * 10k pages (time against a plain SELECT of the same rows, and the server's memory while it streams).
  * Standalone: `node -r @swc-node/register bench/content.bench.ts`. Uses DATABASE_URL (default: the
- * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback. */
+ * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback.
+ * BENCH_LARGE_PAGES (default 100000) sizes the large space, BENCH_SEARCHES the searches per row. */
 import { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { createApp } from '../src/app.factory';
 import { createLogger } from '../src/common/logging/logger';
 import { loadConfig } from '../src/config/app-config';
@@ -18,6 +22,8 @@ import { generatedSite, serveWebsite } from '../test/support/website-fixture';
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const IMPORT_PAGES = Number(process.env.BENCH_IMPORT_PAGES ?? 1000);
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200);
+const LARGE = Number(process.env.BENCH_LARGE_PAGES ?? 100_000);
+const MEDIUM = Math.min(10_000, LARGE);
 
 // A vocabulary with a long tail, as real text has: a few words are everywhere, most are rare.
 const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `term${i.toString(36)}`);
@@ -56,6 +62,46 @@ async function timed(
   times.sort((a, b) => a - b);
   return { p50: Math.round(percentile(times, 50) * 10) / 10, p95: Math.round(percentile(times, 95) * 10) / 10, bytes };
 }
+
+/**
+ * Streams GET `url` to nowhere (the client keeps no body) while sampling this process's heap: the
+ * server runs in this process, so the peak above the starting heap is what answering cost it.
+ */
+async function streamedRead(url: string, headers: Record<string, string>): Promise<{ ms: number; bytes: number; peakMb: number }> {
+  global.gc?.();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+  const started = performance.now();
+  const res = await fetch(url, { headers });
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }
+  const ms = performance.now() - started;
+  clearInterval(sampler);
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return { ms, bytes, peakMb: Math.round(((peak - base) / 1024 / 1024) * 10) / 10 };
+}
+
+/** The same rows a GET /content reads (pages with their bodies), with a plain SELECT: the floor a streamed answer is compared to. */
+async function selectRows(url: string, spaceId: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    await client.query(
+      `SELECT p.*, d.markdown FROM spaces s JOIN revision_pages p ON p.revision_id = s.revision_id LEFT JOIN documents d ON d.id = p.document_id WHERE s.id = $1`,
+      [spaceId],
+    );
+    return performance.now() - started;
+  } finally {
+    await client.end();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Writes `count` generated pages straight into a new active revision of the space (the write path imports use, without the crawl). */
 async function generatePages(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<number> {
@@ -129,23 +175,43 @@ async function main(): Promise<void> {
     lines.push(`| search, 1k pages (generated text, mixed common and rare words) | p50 **${mixed1k.p50} ms**, p95 **${mixed1k.p95} ms** |`);
 
     // 3. Search at 100k pages in one space.
-    const large = await newSpace('Generated 100k');
-    const writeMs = await generatePages(writes, writer, user, large.id, 100_000);
-    lines.push(`| write + index a 100k-page revision (one transaction) | ${(writeMs / 1000).toFixed(1)} s |`);
-    const mixed100k = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(QUERIES[i % QUERIES.length]));
-    lines.push(`| search, 100k pages (mixed common and rare words) | p50 **${mixed100k.p50} ms**, p95 **${mixed100k.p95} ms** |`);
-    const rare100k = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, 50, (i) => VOCABULARY[1000 + i]);
-    lines.push(`| search, 100k pages (rare words only) | p50 **${rare100k.p50} ms**, p95 **${rare100k.p95} ms** |`);
+    const large = await newSpace(`Generated ${LARGE}`);
+    const writeMs = await generatePages(writes, writer, user, large.id, LARGE);
+    lines.push(`| write + index a ${LARGE}-page revision (one transaction) | **${(writeMs / 1000).toFixed(1)} s** |`);
+    const mixedLarge = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(QUERIES[i % QUERIES.length]));
+    lines.push(`| search, ${LARGE} pages (mixed common and rare words) | p50 **${mixedLarge.p50} ms**, p95 **${mixedLarge.p95} ms** |`);
+    lines.push(`| search p95, ${LARGE} ÷ 1k pages (mixed) | **${(mixedLarge.p95 / mixed1k.p95).toFixed(2)}×** |`);
+    const rareLarge = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, 50, (i) => VOCABULARY[1000 + i]);
+    lines.push(`| search, ${LARGE} pages (rare words only) | p50 **${rareLarge.p50} ms**, p95 **${rareLarge.p95} ms** |`);
 
-    // 4. GET /content of a 10k-page space.
-    const tenK = await newSpace('Generated 10k');
-    await generatePages(writes, writer, user, tenK.id, 10_000);
-    const content = await timed(`${base}/v1/spaces/${tenK.id}/content`, headers, 20, () => '');
+    // 4. Page reads at 100 and 10k pages; GET /content at 1k and 10k pages.
+    const hundred = await newSpace('Generated 100');
+    await generatePages(writes, writer, user, hundred.id, 100);
+    const medium = await newSpace(`Generated ${MEDIUM}`);
+    await generatePages(writes, writer, user, medium.id, MEDIUM);
+    // Leaf pages (no sub-pages), as most pages of a large space are.
+    const leaf = (count: number) => (i: number) => `p${count > 100 ? 100 + ((i * 97) % (count - 100)) : (i * 7) % count}`;
+    const page100 = await timed(`${base}/v1/spaces/${hundred.id}/content/page/`, headers, 200, leaf(100));
+    const pageMedium = await timed(`${base}/v1/spaces/${medium.id}/content/page/`, headers, 200, leaf(MEDIUM));
+    lines.push(`| GET /content/page/{id}, 100-page space | p50 **${page100.p50} ms**, p95 **${page100.p95} ms** |`);
     lines.push(
-      `| GET /content, 10k pages (${(content.bytes / 1024 / 1024).toFixed(1)} MB of JSON, bodies included) | p50 **${content.p50} ms**, p95 **${content.p95} ms** |`,
+      `| GET /content/page/{id}, ${MEDIUM}-page space | p50 **${pageMedium.p50} ms**, p95 **${pageMedium.p95} ms**; p50 ÷ 100-page p50 **${(pageMedium.p50 / page100.p50).toFixed(2)}×** |`,
     );
-    const pagesOnly = await timed(`${base}/v1/spaces/${tenK.id}/content/page/`, headers, 100, (i) => `p${(i * 97) % 10_000}`);
-    lines.push(`| GET /content/page/{id}, 10k-page space | p50 **${pagesOnly.p50} ms**, p95 **${pagesOnly.p95} ms** |`);
+
+    for (const [space, count] of [
+      [generated1k, 1000],
+      [medium, MEDIUM],
+    ] as const) {
+      const reads = [];
+      for (let i = 0; i < 5; i++) reads.push(await streamedRead(`${base}/v1/spaces/${space.id}/content`, headers));
+      const selects = [];
+      for (let i = 0; i < 5; i++) selects.push(await selectRows(database.url, space.id));
+      const ms = median(reads.map((read) => read.ms));
+      const selectMs = median(selects);
+      lines.push(
+        `| GET /content, ${count} pages (${(reads[0].bytes / 1024 / 1024).toFixed(1)} MB of JSON, streamed) | p50 **${Math.round(ms)} ms**; SELECT of the same rows ${Math.round(selectMs)} ms: **${(ms / selectMs).toFixed(2)}×**; server heap peak above idle **${Math.max(...reads.map((read) => read.peakMb))} MB** |`,
+      );
+    }
 
     process.stdout.write(
       `\nContent benchmarks (loopback, one process, ${SEARCHES} searches per row, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`,

@@ -12,6 +12,8 @@ import { Figures, freePort, load, ROOT, row, startProcess } from './harness';
  * alternating rounds (Quire, bare, Quire, bare…) each route gets. Then every `bench/*.bench.ts` runs in
  * its own process, in name order (content, change requests, …): BENCH_ONLY=content,insights picks some
  * (`BENCH_ONLY=none` runs only the comparison and the cold start); BENCH_CONTENT=false skips the content one.
+ * Between the comparison and the cold start, bench/profile.ts profiles Quire on the same two routes
+ * (PROFILE_SECONDS each, default 5) and prints the top frames.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -116,6 +118,14 @@ async function coldStart(): Promise<void> {
 async function main() {
   if (!existsSync(MAIN)) throw new Error('build first: npm run build');
   await compareWithBaseline();
+  // Where the time of the two hot-path routes goes: a --cpu-prof profile's top frames (BENCH_PROFILE=false skips it).
+  if (process.env.BENCH_PROFILE !== 'false') {
+    execFileSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'profile.ts')], {
+      stdio: 'inherit',
+      cwd: ROOT,
+      env: { ...process.env, PROFILE_SECONDS: process.env.PROFILE_SECONDS ?? '5' },
+    });
+  }
   await coldStart();
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   for (const file of readdirSync(__dirname)

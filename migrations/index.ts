@@ -15,6 +15,7 @@ import { Comments1800000073000 } from './1800000073000-comments';
 import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
 import { SiteInsights1800000076000 } from './1800000076000-site-insights';
+import { ContentAtScale1800000078000 } from './1800000078000-content-at-scale';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   SiteStructure1800000074000,
   OpenApiSpecs1800000075000,
   SiteInsights1800000076000,
+  ContentAtScale1800000078000,
 ];

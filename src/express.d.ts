@@ -10,7 +10,7 @@ import type { User } from './modules/users/user.entity';
 declare global {
   namespace Express {
     interface Request {
-      /** Set by pino-http: the request id echoed in X-Request-Id. */
+      /** Set by the request logging middleware: the request id echoed in X-Request-Id. */
       id: string | number | object;
       /** Set by BearerTokenGuard. */
       user?: User;

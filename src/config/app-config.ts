@@ -29,6 +29,8 @@ export class AppConfig {
   /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Bounds of one website import. */
+  /** Search: how many title and body matches are ranked per query. */
+  readonly search: { candidates: number };
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
   /** Bounds of one OpenAPI specification: bytes (all files), files, depth of external `$ref` chains, fetch time. */
   readonly openapi: { maxBytes: number; maxFiles: number; maxRefDepth: number; fetchTimeoutMs: number };
@@ -57,6 +59,7 @@ export class AppConfig {
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
+    this.search = { candidates: env.SEARCH_CANDIDATES };
     this.contentImport = {
       maxPages: env.IMPORT_MAX_PAGES,
       maxDepth: env.IMPORT_MAX_DEPTH,

@@ -135,6 +135,14 @@ export class EnvironmentVariables {
   @Max(100_000)
   IMPORT_MAX_PAGES: number = 500;
 
+  /** Search ranks at most this many title matches and this many body matches per query (docs/scaling.md). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(100_000)
+  SEARCH_CANDIDATES: number = 500;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

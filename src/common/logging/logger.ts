@@ -16,7 +16,9 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     // Errors are logged by type, code and stack; database errors without their SQL, parameters or quoted values.
     serializers: { err: safeErrorSerializer },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // stdout written asynchronously: lines logged while a write is in flight go out together in the
+  // next one (one write per request was a hot-path cost); pino flushes what is left when the process exits.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** Nest's per-module and per-route start-up lines: useful when debugging, noise otherwise. */

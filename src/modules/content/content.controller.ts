@@ -1,19 +1,11 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { sendJsonStream } from '../../common/http/json-stream';
+import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
-import {
-  presentFile,
-  presentFiles,
-  presentPage,
-  presentPages,
-  presentRevision,
-  RevisionFileJson,
-  RevisionFilesJson,
-  RevisionJson,
-  RevisionPageJson,
-  RevisionPagesJson,
-} from './content.presenter';
+import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
@@ -32,15 +24,17 @@ export class ContentController {
   @Get()
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
-    return presentRevision(await this.content.revision(access, undefined, query.computed), { metadata: query.metadata });
+  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {
+    // Streamed from a cursor: a 10,000-page revision is tens of megabytes of JSON.
+    const stream = await this.content.revisionStream(access, undefined, { computed: query.computed });
+    await sendJsonStream(res, presentRevisionStream(stream, { metadata: query.metadata }));
   }
 
   @Get('pages')
   @ApiOperation({ operationId: 'listPages', summary: 'The page tree of the active revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
-  async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto): Promise<RevisionPagesJson> {
-    return presentPages(await this.content.pages(access, undefined, query.computed));
+  async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {
+    await sendJsonStream(res, presentPagesStream(await this.content.pagesStream(access, undefined, { computed: query.computed })));
   }
 
   @Get('files')

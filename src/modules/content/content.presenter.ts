@@ -171,7 +171,8 @@ export class PagePresenter {
   constructor(
     private readonly context: RevisionContext,
     pages: PageWithBody[],
-    allPaths?: Map<string, string | null>,
+    /** Paths of other pages the bodies may link to (looked up, not copied: a streamed tree passes one map for many pages). */
+    private readonly allPaths?: Map<string, string | null>,
   ) {
     for (const page of pages) {
       const siblings = this.children.get(page.parentId) ?? [];
@@ -180,7 +181,10 @@ export class PagePresenter {
       this.paths.set(page.pageId, page.path);
     }
     for (const siblings of this.children.values()) siblings.sort((a, b) => a.position - b.position);
-    for (const [id, path] of allPaths ?? []) this.paths.set(id, path);
+  }
+
+  private pathOf(pageId: string): string | null | undefined {
+    return this.allPaths?.has(pageId) ? this.allPaths.get(pageId) : this.paths.get(pageId);
   }
 
   /** The top of the tree (pages without a parent), nested. */
@@ -230,7 +234,7 @@ export class PagePresenter {
     if (Object.keys(page.variables ?? {}).length > 0) json.variables = page.variables;
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
-    const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.paths.get(id)) : markdown;
+    const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
     if (body.format === 'document') json.document = toJsonDocument(markdown);
     else json.markdown = readable;
     return json;

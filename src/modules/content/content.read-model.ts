@@ -8,6 +8,22 @@ import type { Revision } from './revision.entity';
 /** A page of a revision with its markdown body (null for groups and links, which have none). */
 export type PageWithBody = RevisionPage & { markdown: string | null };
 
+/** A page of a revision's tree as it is streamed: depth first, with its depth (0 at the top). */
+export type TreeRow = PageWithBody & { depth: number };
+
+/**
+ * A whole revision read as a stream: the revision, its files and reusable contents, and its tree
+ * in batches (depth first); `pathsOf` gives the paths of pages the bodies link to, by key.
+ */
+export interface RevisionStream {
+  context: RevisionContext;
+  revision: Revision;
+  files: RevisionFile[];
+  reusableContents: RevisionReusableContent[];
+  tree: AsyncIterable<TreeRow[]>;
+  pathsOf(pageIds: string[]): Promise<Map<string, string | null>>;
+}
+
 /** Where a revision is read from: its space, and whether it is the active one (URLs differ). */
 export interface RevisionContext {
   config: AppConfig;

@@ -6,7 +6,7 @@ import { Page, paginate } from '../../common/pagination/paginate';
 import { Blob } from './blob.entity';
 import { ContentDocument } from './document.entity';
 import { RevisionFile } from './revision-file.entity';
-import type { PageWithBody } from './content.read-model';
+import type { PageWithBody, TreeRow } from './content.read-model';
 import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
@@ -53,10 +53,63 @@ export class ContentRepository {
     return this.withBodies(pages, this.dataSource.manager);
   }
 
-  /** Page id → path, for turning stable page refs into relative links. */
+  /** Page id → path, for turning stable page refs into relative links: every page of the revision. */
   async pagePaths(revisionId: string): Promise<Map<string, string | null>> {
     const rows = await this.dataSource.manager.find(RevisionPage, { where: { revisionId }, select: { pageId: true, path: true } });
     return new Map(rows.map((row) => [row.pageId, row.path]));
+  }
+
+  /** Page id → path of only `pageIds` (read by primary key): the pages some bodies link to. */
+  async pathsOf(revisionId: string, pageIds: string[]): Promise<Map<string, string | null>> {
+    if (pageIds.length === 0) return new Map();
+    const rows: { page_id: string; path: string | null }[] = await this.dataSource.query(
+      `SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`,
+      [revisionId, pageIds],
+    );
+    return new Map(rows.map((row) => [row.page_id, row.path]));
+  }
+
+  /**
+   * The revision's tree in the order it is shown (depth first, siblings by position), each page
+   * with its depth and body, `batchSize` rows at a time from a server-side cursor: memory stays
+   * flat however many pages the revision has. Pages that are not shown (groups below the top
+   * level, and what is under them or under a link) are left out, as the presenter leaves them out.
+   */
+  async *streamTree(revisionId: string, batchSize = 500): AsyncGenerator<TreeRow[]> {
+    const runner = this.dataSource.createQueryRunner('slave');
+    await runner.connect();
+    let open = false;
+    try {
+      await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      open = true;
+      await runner.query(
+        `DECLARE revision_tree NO SCROLL CURSOR FOR
+         WITH RECURSIVE walk AS (
+           SELECT p.page_id, p.kind, 0 AS depth, ARRAY[lpad(p.position::text, 10, '0') || p.page_id] AS sort
+           FROM revision_pages p WHERE p.revision_id = $1 AND p.parent_id IS NULL
+           UNION ALL
+           SELECT c.page_id, c.kind, w.depth + 1, w.sort || (lpad(c.position::text, 10, '0') || c.page_id)
+           FROM walk w JOIN revision_pages c ON c.revision_id = $1 AND c.parent_id = w.page_id
+           WHERE w.kind <> 'link' AND c.kind <> 'group'
+         )
+         SELECT w.depth, p.*, d.markdown
+         FROM walk w
+         JOIN revision_pages p ON p.revision_id = $1 AND p.page_id = w.page_id
+         LEFT JOIN documents d ON d.id = p.document_id
+         ORDER BY w.sort`,
+        [revisionId],
+      );
+      for (;;) {
+        const rows: TreeRowRaw[] = await runner.query(`FETCH ${Math.max(1, Math.floor(batchSize))} FROM revision_tree`);
+        if (rows.length === 0) break;
+        yield rows.map(treeRow);
+      }
+      await runner.query('COMMIT');
+      open = false;
+    } finally {
+      if (open) await runner.query('ROLLBACK').catch(() => undefined);
+      await runner.release();
+    }
   }
 
   files(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionFile[]> {
@@ -91,4 +144,60 @@ export class ContentRepository {
     }
     return pages.map((page) => Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null }));
   }
+}
+
+interface TreeRowRaw {
+  depth: number;
+  revision_id: string;
+  page_id: string;
+  parent_id: string | null;
+  position: number;
+  kind: RevisionPage['kind'];
+  title: string;
+  emoji: string | null;
+  icon: string | null;
+  slug: string | null;
+  path: string | null;
+  description: string | null;
+  layout: RevisionPage['layout'];
+  cover: RevisionPage['cover'];
+  hidden: boolean;
+  no_index: boolean;
+  no_robots_index: boolean;
+  variables: RevisionPage['variables'];
+  document_id: string | null;
+  link_target: RevisionPage['linkTarget'];
+  computed: RevisionPage['computed'];
+  created_at: Date;
+  updated_at: Date;
+  markdown: string | null;
+}
+
+function treeRow(row: TreeRowRaw): TreeRow {
+  return {
+    depth: row.depth,
+    revisionId: row.revision_id,
+    pageId: row.page_id,
+    parentId: row.parent_id,
+    position: row.position,
+    kind: row.kind,
+    title: row.title,
+    emoji: row.emoji,
+    icon: row.icon,
+    slug: row.slug,
+    path: row.path,
+    description: row.description,
+    layout: row.layout,
+    cover: row.cover,
+    hidden: row.hidden,
+    noIndex: row.no_index,
+    noRobotsIndex: row.no_robots_index,
+    variables: row.variables,
+    documentId: row.document_id,
+    linkTarget: row.link_target,
+    computed: row.computed,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    markdown: row.markdown,
+  };
 }

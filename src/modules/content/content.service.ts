@@ -1,13 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccess } from '../access/space-access.service';
-import type { RevisionContent, RevisionContext, RevisionFileRead, RevisionFilesPage, RevisionPages } from './content.read-model';
+import type {
+  PageWithBody,
+  RevisionContent,
+  RevisionStream,
+  RevisionContext,
+  RevisionFileRead,
+  RevisionFilesPage,
+  RevisionPages,
+  TreeRow,
+} from './content.read-model';
 import { ComputedPages } from './computed/computed-pages';
 import { ContentRepository } from './content.repository';
 import { contentError } from './content.errors';
 import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
+import { referencedPageIds } from './markdown/markdown-refs';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -58,6 +68,42 @@ export class ContentService {
     return { context, revision, pages, files, reusableContents };
   }
 
+  /**
+   * A whole revision to stream: files and reusable contents read now, the page tree read as it is
+   * sent (`tree`, depth first, in batches). `computed` says whether computed pages are to be
+   * computed (the page rows carry their `computed` source either way).
+   */
+  async revisionStream(access: SpaceAccess, revisionId: string | undefined, options: { computed?: boolean } = {}): Promise<RevisionStream> {
+    const { revision, context } = await this.open(access, revisionId);
+    const [files, reusableContents] = await Promise.all([this.content.files(revision.id), this.content.reusableContents(revision.id)]);
+    return { context, revision, files, reusableContents, ...this.treeOf(revision.id, context.organizationId, options.computed ?? true) };
+  }
+
+  /** The page tree of a revision to stream. */
+  async pagesStream(
+    access: SpaceAccess,
+    revisionId: string | undefined,
+    options: { computed?: boolean } = {},
+  ): Promise<Pick<RevisionStream, 'context' | 'tree' | 'pathsOf'>> {
+    const { revision, context } = await this.open(access, revisionId);
+    return { context, ...this.treeOf(revision.id, context.organizationId, options.computed ?? true) };
+  }
+
+  private treeOf(revisionId: string, organizationId: string, computed: boolean): Pick<RevisionStream, 'tree' | 'pathsOf'> {
+    return {
+      tree: this.computedBatches(this.content.streamTree(revisionId), organizationId, computed),
+      pathsOf: (pageIds) => this.content.pathsOf(revisionId, pageIds),
+    };
+  }
+
+  /** Each streamed batch with its computed pages generated (or emptied with `computed=false`). */
+  private async *computedBatches(batches: AsyncIterable<TreeRow[]>, organizationId: string, computed: boolean): AsyncGenerator<TreeRow[]> {
+    for await (const batch of batches) {
+      await this.computedPages.fill(organizationId, batch, computed);
+      yield batch;
+    }
+  }
+
   async pages(access: SpaceAccess, revisionId: string | undefined, computed = true): Promise<RevisionPages> {
     const { revision, context } = await this.open(access, revisionId);
     const pages = await this.content.pages(revision.id);
@@ -72,10 +118,21 @@ export class ContentService {
     if (subtree.length === 0) {
       throw contentError('content.page_not_found', 'pageId' in where ? `Page ${where.pageId} not found` : `No page at path ${where.path}`);
     }
-    // Relative refs need every page's path, not only the subtree's.
-    const paths = query['format.markdown.refs'] === 'relative' ? await this.content.pagePaths(revision.id) : undefined;
+    // Relative refs need the paths of the pages the bodies link to (read by key), not the whole tree's.
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
+    const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
     return { context, pages: subtree, paths };
+  }
+
+  /** Paths of the pages `pages` link to that are not among them. */
+  private linkedPaths(revisionId: string, pages: PageWithBody[]): Promise<Map<string, string | null>> {
+    const known = new Set(pages.map((page) => page.pageId));
+    const linked = new Set<string>();
+    for (const page of pages) {
+      if (!page.markdown) continue;
+      for (const id of referencedPageIds(page.markdown)) if (!known.has(id)) linked.add(id);
+    }
+    return this.content.pathsOf(revisionId, [...linked]);
   }
 
   async listFiles(access: SpaceAccess, revisionId: string | undefined, query: RevisionFilesQueryDto): Promise<RevisionFilesPage> {

@@ -34,7 +34,4 @@ export class DocumentSection {
 
   @Column('text')
   body: string;
-
-  @Column('tsvector', { select: false })
-  tsv: string;
 }

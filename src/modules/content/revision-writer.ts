@@ -6,7 +6,6 @@ import { ContentDocument } from './document.entity';
 import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
-import { RevisionLink } from './revision-link.entity';
 import { ComputedSource, RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
@@ -17,6 +16,8 @@ import { SEARCH_CONFIG } from '../space-writes/search-index-writes.repository';
 // A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
 const MAX_INDEXED_CHARS = 400_000;
 const CHUNK = 500;
+// Rows per bulk statement (one JSON or array parameter each).
+const BULK_CHUNK = 5000;
 
 /** A page of a revision being written: either new markdown, or the document of the page it carries over. */
 export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'computed' | 'createdAt' | 'updatedAt'> & {
@@ -106,7 +107,7 @@ export class RevisionWriter {
       const { markdown: _markdown, ...row } = page;
       return { ...row, revisionId: revision.id, path: paths.get(page.pageId) ?? null, createdAt: page.createdAt ?? now, updatedAt: page.updatedAt ?? now };
     });
-    for (let i = 0; i < pageRows.length; i += CHUNK) await em.insert(RevisionPage, pageRows.slice(i, i + CHUNK));
+    await this.insertPages(revision.id, pageRows, em);
     const fileRows = draft.files.map(({ data: _data, ...file }) => ({
       ...file,
       revisionId: revision.id,
@@ -153,14 +154,24 @@ export class RevisionWriter {
     }
   }
 
-  /** Stores bodies not stored yet, with their search sections (computed once per distinct body). */
+  /**
+   * Stores bodies not stored yet, with their search sections. A body is turned into lexemes once
+   * (`documents.tsv`, for page-level search); its sections keep only their text and are matched
+   * when a search returns their page. Sections are split in JavaScript only for bodies the insert
+   * reports as new.
+   */
   private async storeDocuments(markdownById: Map<string, string>, em: EntityManager): Promise<void> {
     const entries = [...markdownById.entries()];
-    for (let i = 0; i < entries.length; i += CHUNK) {
-      const chunk = entries.slice(i, i + CHUNK);
-      const sections = new Map(chunk.map(([id, markdown]) => [id, splitSections(markdown)]));
-      const headings = chunk.map(([id]) => (sections.get(id) ?? []).map((section) => section.heading).join('\n'));
-      const bodies = chunk.map(([id]) => (sections.get(id) ?? []).map((section) => section.body).join('\n'));
+    for (let i = 0; i < entries.length; i += BULK_CHUNK) {
+      const chunk = entries.slice(i, i + BULK_CHUNK);
+      const existing = new Set(
+        ((await em.query(`SELECT id FROM documents WHERE id = ANY($1::text[])`, [chunk.map(([id]) => id)])) as { id: string }[]).map((row) => row.id),
+      );
+      const fresh = chunk.filter(([id]) => !existing.has(id));
+      if (fresh.length === 0) continue;
+      const sections = new Map(fresh.map(([id, markdown]) => [id, splitSections(markdown)]));
+      const headings = fresh.map(([id]) => (sections.get(id) ?? []).map((section) => section.heading).join('\n'));
+      const bodies = fresh.map(([id]) => (sections.get(id) ?? []).map((section) => section.body).join('\n'));
       const inserted: { id: string }[] = await em.query(
         `INSERT INTO documents (id, markdown, tsv)
          SELECT d.id, d.markdown,
@@ -169,17 +180,14 @@ export class RevisionWriter {
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d (id, markdown, headings, body)
          ON CONFLICT (id) DO NOTHING
          RETURNING id`,
-        [chunk.map(([id]) => id), chunk.map(([, markdown]) => markdown), headings, bodies],
+        [fresh.map(([id]) => id), fresh.map(([, markdown]) => markdown), headings, bodies],
       );
       const rows = inserted.flatMap(({ id }) => (sections.get(id) ?? []).map((section, position) => ({ id, position, ...section })));
-      for (let j = 0; j < rows.length; j += CHUNK * 4) {
-        const part = rows.slice(j, j + CHUNK * 4);
+      for (let j = 0; j < rows.length; j += BULK_CHUNK * 4) {
+        const part = rows.slice(j, j + BULK_CHUNK * 4);
         await em.query(
-          `INSERT INTO document_sections (document_id, position, anchor, heading, body, tsv)
-           SELECT s.document_id, s.position, s.anchor, s.heading, s.body,
-                  setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
-                  setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_INDEXED_CHARS})), 'C')
-           FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) AS s (document_id, position, anchor, heading, body)`,
+          `INSERT INTO document_sections (document_id, position, anchor, heading, body)
+           SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])`,
           [
             part.map((row) => row.id),
             part.map((row) => row.position),
@@ -189,6 +197,50 @@ export class RevisionWriter {
           ],
         );
       }
+    }
+  }
+
+  /** The revision's tree rows, many per statement (a JSON array turned into rows by PostgreSQL). */
+  private async insertPages(
+    revisionId: string,
+    rows: (Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date })[],
+    em: EntityManager,
+  ) {
+    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
+      const json = rows.slice(i, i + BULK_CHUNK).map((page) => ({
+        page_id: page.pageId,
+        parent_id: page.parentId,
+        position: page.position,
+        kind: page.kind,
+        title: page.title,
+        emoji: page.emoji,
+        icon: page.icon,
+        slug: page.slug,
+        path: page.path,
+        description: page.description,
+        layout: page.layout,
+        cover: page.cover,
+        hidden: page.hidden,
+        no_index: page.noIndex,
+        no_robots_index: page.noRobotsIndex,
+        variables: page.variables ?? {},
+        document_id: page.documentId ?? null,
+        link_target: page.linkTarget,
+        computed: page.computed ?? null,
+        created_at: page.createdAt,
+        updated_at: page.updatedAt,
+      }));
+      await em.query(
+        `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+                                     hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
+         SELECT $1, p.page_id, p.parent_id, p.position, p.kind, p.title, p.emoji, p.icon, p.slug, p.path, p.description, p.layout, p.cover,
+                coalesce(p.hidden, false), coalesce(p.no_index, false), coalesce(p.no_robots_index, false), coalesce(p.variables, '{}'),
+                p.document_id, p.link_target, p.computed, p.created_at, p.updated_at
+         FROM jsonb_to_recordset($2::jsonb) AS p (page_id text, parent_id text, position int, kind text, title text, emoji text, icon text, slug text,
+              path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
+              document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
+        [revisionId, JSON.stringify(json)],
+      );
     }
   }
 
@@ -220,12 +272,21 @@ export class RevisionWriter {
       .filter((page) => page.documentId)
       .map((page) => ({ pageId: page.pageId, path: page.path ?? '', markdown: known.get(page.documentId as string) ?? '' }));
     const rows = collectLinks(bodies, context).map((link) => ({
-      revisionId,
       targetKey: link.key,
       status: link.status,
       target: link.target,
       pages: link.pages,
     }));
-    for (let i = 0; i < rows.length; i += CHUNK) await em.insert(RevisionLink, rows.slice(i, i + CHUNK));
+    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
+      await em.query(
+        `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
+         SELECT $1, l.target_key, l.status, l.target, l.pages
+         FROM jsonb_to_recordset($2::jsonb) AS l (target_key text, status text, target jsonb, pages text[])`,
+        [
+          revisionId,
+          JSON.stringify(rows.slice(i, i + BULK_CHUNK).map((row) => ({ target_key: row.targetKey, status: row.status, target: row.target, pages: row.pages }))),
+        ],
+      );
+    }
   }
 }

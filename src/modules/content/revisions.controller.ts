@@ -3,24 +3,15 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiT
 import type { Response } from 'express';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
-import {
-  presentFile,
-  presentFiles,
-  presentPage,
-  presentPages,
-  presentRevision,
-  RevisionFileJson,
-  RevisionFilesJson,
-  RevisionJson,
-  RevisionPageJson,
-  RevisionPagesJson,
-} from './content.presenter';
+import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
+import { sendJsonStream } from '../../common/http/json-stream';
+import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
@@ -33,8 +24,14 @@ export class RevisionsController {
   @Get()
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Param('revisionId') revisionId: string, @Query() query: RevisionQueryDto): Promise<RevisionJson> {
-    return presentRevision(await this.content.revision(access, revisionId, query.computed), { metadata: query.metadata });
+  async revision(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Query() query: RevisionQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    const stream = await this.content.revisionStream(access, revisionId, { computed: query.computed });
+    await sendJsonStream(res, presentRevisionStream(stream, { metadata: query.metadata }));
   }
 
   @Get('pages')
@@ -44,8 +41,9 @@ export class RevisionsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Query() query: RevisionQueryDto,
-  ): Promise<RevisionPagesJson> {
-    return presentPages(await this.content.pages(access, revisionId, query.computed));
+    @Res() res: Response,
+  ): Promise<void> {
+    await sendJsonStream(res, presentPagesStream(await this.content.pagesStream(access, revisionId, { computed: query.computed })));
   }
 
   @Get('files')

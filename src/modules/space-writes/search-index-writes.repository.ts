@@ -4,6 +4,8 @@ import { EntityManager } from 'typeorm';
 /** Text search configuration of every tsvector Quire builds. */
 export const SEARCH_CONFIG = 'english';
 const REBUILD_CHUNK = 5000;
+/** Pages written by one rebuild from which the table's statistics are refreshed in the same transaction. */
+const ANALYZE_AFTER = 5000;
 
 /** Titles of each page's ancestors, root first. */
 export function ancestorTitles(pages: { page_id: string; parent_id: string | null; title: string }[]): Map<string, string[]> {
@@ -45,19 +47,26 @@ export class SearchIndexWritesRepository {
     for (let i = 0; i < ids.length; i += REBUILD_CHUNK) {
       const chunk = ids.slice(i, i + REBUILD_CHUNK);
       await em.query(
-        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, tsv)
-         SELECT $1, p.page_id, $2, p.document_id, p.title, p.path, coalesce(p.description, ''),
-                ARRAY(SELECT jsonb_array_elements_text(a.ancestors)),
-                setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
-                setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') ||
-                coalesce(d.tsv, ''::tsvector)
-         FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
-         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
-         LEFT JOIN documents d ON d.id = p.document_id
-         WHERE p.kind = 'document' AND NOT p.no_index`,
+        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
+         SELECT $1, x.page_id, $2, x.document_id, x.title, x.path, x.description, x.ancestors, x.title_tsv, x.title_tsv || coalesce(d.tsv, ''::tsvector)
+         FROM (
+           SELECT p.page_id, p.document_id, p.title, p.path, coalesce(p.description, '') AS description,
+                  ARRAY(SELECT jsonb_array_elements_text(a.ancestors)) AS ancestors,
+                  setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
+                  setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') AS title_tsv
+           FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
+           JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
+           WHERE p.kind = 'document' AND NOT p.no_index
+         ) x
+         LEFT JOIN documents d ON d.id = x.document_id`,
         [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],
       );
     }
+    // A large rebuild changes the table's word statistics, which the search plans on (a common word
+    // is scanned, a rare one read by the index): without them, a 100k-page space's first searches
+    // took seconds. ANALYZE sees this transaction's own rows; it takes a lock that only another
+    // ANALYZE or VACUUM of search_pages waits for.
+    if (ids.length >= ANALYZE_AFTER) await em.query(`ANALYZE search_pages`);
   }
 
   /**

@@ -37,3 +37,14 @@ export function withRelativeRefs(markdown: string, fromPath: string, pathOf: (pa
     })
     .join('\n');
 }
+
+/**
+ * The pages a body may refer to by stable ref: every `](/pages/ID` of the text, code included (a
+ * superset of what `withRelativeRefs` asks for, found without splitting the body into lines).
+ */
+export function referencedPageIds(markdown: string): string[] {
+  if (!markdown.includes('](/pages/')) return [];
+  const ids = new Set<string>();
+  for (const match of markdown.matchAll(PAGE_LINK)) ids.add(match[1]);
+  return [...ids];
+}

@@ -1,63 +1,152 @@
-import { Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { decodeCursor, encodeCursor } from '../../../common/pagination/cursor';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { Page, paginate } from '../../../common/pagination/paginate';
+import type { Page } from '../../../common/pagination/paginate';
 import { SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
 import type { SearchHit, SectionHit } from './search.read-model';
-import { SearchPage } from './search-page.entity';
 
 // Weights of D, C, B, A (body C, headings and description B, title A): a title match outranks
 // any number of body matches of the same word.
 const WEIGHTS = `'{0.01, 0.05, 0.3, 1.0}'`;
-const QUERY = `websearch_to_tsquery('${SEARCH_CONFIG}', :query)`;
-const SCORE = `ts_rank(${WEIGHTS}, sp.tsv, ${QUERY})`;
+// A tsvector holds at most 1 MB; a section's text is matched on its beginning.
+const MAX_SECTION_CHARS = 400_000;
+const LIST = 'search:score:desc';
+
+/** A page of search hits, and the rank (one-based) of its first hit in the whole ranked list. */
+export interface RankedPage extends Page<SearchHit> {
+  first: number;
+}
 
 /**
  * Queries of the search index (`search_pages`: one row per page of each space's active revision,
- * with a weighted tsvector, GIN-indexed). The unit of work writes its rows (`SearchIndexWritesRepository`).
+ * GIN-indexed twice: `title_tsv` for the title and description, `tsv` for everything). The unit of
+ * work writes its rows (`SearchIndexWritesRepository`).
+ *
+ * What a search costs follows the page of results, not the space: the matches are ranked among a
+ * bounded set of candidates, every page whose title or description matches (up to `candidates`),
+ * then pages whose body matches (up to `candidates`), in index order. A space with fewer matches
+ * than that (most spaces, every test) ranks every match, so the ranking is exact; beyond it, a
+ * body-only match outside the first candidates is not ranked, which is the trade for a bounded
+ * cost (docs/scaling.md). Walking past the ranked candidates, the other matches follow by page id
+ * (their scores shown, not sorted by), so the walk still reaches every match once. `count` is
+ * exact up to the bound, and an estimate above it.
  */
 @Injectable()
 export class SearchIndexRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Matching pages, best first; `count` is every match. Ties on score are broken by page id, so the walk is stable. */
-  search(spaceId: string, query: string, list: ListQueryDto): Promise<Page<SearchHit>> {
-    return paginate<SearchHit>(this.matches(spaceId, query), list, {
-      list: 'search:score:desc',
-      columns: [SCORE, 'sp.page_id'],
-      direction: 'DESC',
-      keyOf: (hit) => [hit.score, hit.pageId],
-      fetch: async (rows) =>
-        (
-          await rows
-            .select(['sp.page_id AS "pageId"', 'sp.document_id AS "documentId"', 'sp.title AS title', 'sp.path AS path'])
-            .addSelect(['sp.description AS description', 'sp.ancestors AS ancestors', `${SCORE} AS score`])
-            .getRawMany<SearchHit>()
-        ).map((hit) => ({ ...hit, score: Number(hit.score) })),
-    });
+  /**
+   * Matching pages, best first (ties broken by page id, so the walk is stable). The cursor holds
+   * the last hit's score, page id and rank, the bound the walk started with, and its phase: 0
+   * while walking the ranked candidates, 1 once past them (the other matches, by page id).
+   */
+  async search(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
+    const cursor = list.page ? decodeCursor(list.page, LIST, 5) : undefined;
+    const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
+    const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
+    if (typeof score !== 'number' || typeof lastId !== 'string' || !valid(before, 0) || !valid(startBound, 1) || (phase !== 0 && phase !== 1)) {
+      throw new BadRequestException('page: is not a valid page cursor');
+    }
+    const bound = startBound as number;
+    const rank = before as number;
+    // The query is parsed first and passed on as a constant, so the planner sees how common its
+    // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
+    const [{ tsquery }]: { tsquery: string }[] = await this.dataSource.query(`SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery`, [query]);
+    if (tsquery === '') return { items: [], count: 0, first: 1 };
+    const columns = `page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, ts_rank(${WEIGHTS}, tsv, $2::tsquery) AS score`;
+    // Each branch ranks its own rows (no second visit). `IS TRUE` keeps the whole-query check of a
+    // title match a filter, so the planner never intersects it with the body index's bitmap.
+    const pool = `titled AS (
+        SELECT ${columns} FROM search_pages
+        WHERE space_id = $1 AND title_tsv @@ $2::tsquery AND (tsv @@ $2::tsquery) IS TRUE
+        LIMIT $3
+      ),
+      bodied AS (
+        SELECT ${columns} FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
+      )`;
+    const fetchRanked = () =>
+      this.dataSource.query(
+        `WITH ${pool},
+         ranked AS (SELECT * FROM titled UNION SELECT * FROM bodied)
+         SELECT *, (SELECT count(*) FROM bodied)::int AS pool FROM ranked
+         ${phase === 0 && cursor ? 'WHERE (score, "pageId") < ($5::real, $6::text)' : ''}
+         ORDER BY score DESC, "pageId" DESC
+         LIMIT $4`,
+        phase === 0 && cursor ? [spaceId, tsquery, bound, list.limit + 1, score, lastId] : [spaceId, tsquery, bound, list.limit + 1],
+      ) as Promise<(SearchHit & { pool: number })[]>;
+    // Past the candidates: the other matches by page id (descending, the primary key read backwards).
+    const fetchRest = (after: string | null) =>
+      this.dataSource.query(
+        `WITH ${pool}
+         SELECT ${columns}
+         FROM search_pages
+         WHERE space_id = $1 AND tsv @@ $2::tsquery ${after === null ? '' : 'AND page_id < $5'}
+           AND page_id NOT IN (SELECT "pageId" FROM titled UNION SELECT "pageId" FROM bodied)
+         ORDER BY page_id DESC
+         LIMIT $4`,
+        after === null ? [spaceId, tsquery, bound, list.limit + 1] : [spaceId, tsquery, bound, list.limit + 1, after],
+      ) as Promise<SearchHit[]>;
+
+    const [count, fetched] = await Promise.all([
+      this.count(spaceId, tsquery, candidates),
+      (async (): Promise<{ hit: SearchHit; phase: 0 | 1 }[]> => {
+        if (phase === 1) return (await fetchRest(lastId as string)).map((hit) => ({ hit, phase: 1 as const }));
+        const ranked = (await fetchRanked()).map(({ pool, ...hit }) => ({ hit, pool, phase: 0 as const }));
+        if (ranked.length > list.limit) return ranked;
+        // The candidates are used up: when the body matches filled the bound, other matches may follow.
+        const poolFull = ranked.length > 0 ? ranked[0].pool >= bound : cursor !== undefined;
+        if (!poolFull) return ranked;
+        const rest = (await fetchRest(null)).map((hit) => ({ hit, phase: 1 as const }));
+        return [...ranked, ...rest];
+      })(),
+    ]);
+    const hits = fetched.map(({ hit, phase: from }) => ({ hit: { ...hit, score: Number(hit.score) }, phase: from }));
+    const items = hits.slice(0, list.limit);
+    const page: RankedPage = { items: items.map(({ hit }) => hit), count, first: rank + 1 };
+    if (hits.length > list.limit) {
+      const { hit: last, phase: lastPhase } = items[items.length - 1];
+      page.next = { page: encodeCursor(LIST, [last.score, last.pageId, rank + items.length, bound, lastPhase]) };
+    }
+    return page;
   }
 
-  /** How many matches rank before `hit`: its one-based rank is this plus one. */
-  async countBefore(spaceId: string, query: string, hit: SearchHit): Promise<number> {
-    return this.matches(spaceId, query).andWhere(`(${SCORE}, sp.page_id) > (:score, :pageId)`, { score: hit.score, pageId: hit.pageId }).getCount();
+  /**
+   * How many pages match: counted up to `exactUpTo`, and above that the planner's estimate (from
+   * the column's word statistics), so a word on every page of a huge space is not counted row by row.
+   */
+  private async count(spaceId: string, tsquery: string, exactUpTo: number): Promise<number> {
+    const [{ count }]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM (SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3) m`,
+      [spaceId, tsquery, exactUpTo + 1],
+    );
+    if (count <= exactUpTo) return count;
+    const [{ 'QUERY PLAN': plan }]: { 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }[] = await this.dataSource.query(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery`,
+      [spaceId, tsquery],
+    );
+    return Math.max(count, Math.round(plan[0].Plan['Plan Rows']));
   }
 
-  /** The sections of `documentIds` that match, best first. */
+  /**
+   * The sections of `documentIds` that match, best first. Only the sections of the pages a search
+   * returns are turned into lexemes, here: at most a page of results' worth.
+   */
   async sections(documentIds: string[], query: string): Promise<SectionHit[]> {
     if (documentIds.length === 0) return [];
     const rows: SectionHit[] = await this.dataSource.query(
-      `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body,
-              ts_rank(${WEIGHTS}, s.tsv, q) AS score
-       FROM document_sections s, websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
-       WHERE s.document_id = ANY($1) AND s.tsv @@ q
+      `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body, ts_rank(${WEIGHTS}, v.tsv, q) AS score
+       FROM document_sections s
+       CROSS JOIN websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
+       CROSS JOIN LATERAL (
+         SELECT setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
+                setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_SECTION_CHARS})), 'C') AS tsv
+       ) v
+       WHERE s.document_id = ANY($1) AND v.tsv @@ q
        ORDER BY score DESC, s.position`,
       [documentIds, query],
     );
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
-  }
-
-  private matches(spaceId: string, query: string) {
-    return this.dataSource.manager.createQueryBuilder(SearchPage, 'sp').where('sp.space_id = :spaceId', { spaceId }).andWhere(`sp.tsv @@ ${QUERY}`, { query });
   }
 }

@@ -28,6 +28,10 @@ export class SearchPage {
   @Column('text', { array: true, default: () => "'{}'" })
   ancestors: string[];
 
+  /** Title (A) and description (B) alone: searched first, with its own index. */
+  @Column('tsvector', { select: false, default: () => "''" })
+  titleTsv: string;
+
   /** Title (A), description and headings (B), body (C). */
   @Column('tsvector', { select: false })
   tsv: string;

@@ -1,0 +1,98 @@
+/* A CPU profile of Quire under load on the two hot-path routes (GET /v1/user, GET /v1/spaces/{id}),
+ * printed as its top frames by self time and by package. Standalone:
+ *   npm run -s build && node -r @swc-node/register bench/profile.ts
+ * PROFILE_SECONDS (default 10) per route, 10 connections; the .cpuprofile is kept in PROFILE_DIR
+ * (default a temporary folder) for Chrome DevTools. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase } from '../test/support/database';
+import { freePort, load, ROOT, startProcess } from './harness';
+
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/** Where a frame's code lives: a package, Quire itself, node's internals, or the engine. */
+function owner(url: string): string {
+  if (!url) return '(engine/native)';
+  const modules = url.lastIndexOf('node_modules/');
+  if (modules >= 0) {
+    const rest = url.slice(modules + 'node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (url.startsWith('node:')) return 'node';
+  return url.includes('/dist/src/') ? 'quire' : url;
+}
+
+export function summarize(file: string, top = 25): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
+  const total = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+  const frames = new Map<string, number>();
+  const owners = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    if (!hits) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url ? `${url.replace(/^.*node_modules\//, '').replace(ROOT + '/', '')}:${lineNumber + 1}` : '';
+    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    frames.set(key, (frames.get(key) ?? 0) + hits);
+    const who = owner(url);
+    owners.set(who, (owners.get(who) ?? 0) + hits);
+  }
+  const pct = (n: number) => `${((100 * n) / total).toFixed(1)}%`;
+  const rows = (map: Map<string, number>, n: number) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, hits]) => `| ${pct(hits)} | \`${name}\` |`)
+      .join('\n');
+  return `${total} samples\n\n| self | frame |\n|---|---|\n${rows(frames, top)}\n\n| self | package |\n|---|---|\n${rows(owners, 15)}\n`;
+}
+
+async function main() {
+  const database = await createTestDatabase();
+  const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'quire-profile-'));
+  try {
+    const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
+    const boot = JSON.parse(
+      execFileSync(process.execPath, [CLI, 'bootstrap', '--org', 'Bench Org', '--email', 'bench@example.com'], { env: { ...process.env, ...env } }).toString(),
+    );
+    const headers = { authorization: `Bearer ${boot.token}` };
+    const limits = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_TOKEN: '1000000000' };
+    const port = await freePort();
+    const quire = await startProcess(['--cpu-prof', '--cpu-prof-dir', dir, MAIN], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, port);
+    const res = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Profiled space' }),
+    });
+    const spaceId = ((await res.json()) as { id: string }).id;
+    for (const path of ['/v1/user', `/v1/spaces/${spaceId}`]) {
+      const figures = await load(quire.url + path, headers, SECONDS);
+      process.stdout.write(`${path}: ${figures.requestsPerSecond} req/s (profiled)\n`);
+    }
+    await quire.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no profile written in ${dir}`);
+    process.stdout.write(`\nCPU profile of GET /v1/user then GET /v1/spaces/{id}, ${SECONDS}s each, 10 connections (${join(dir, file)})\n\n`);
+    process.stdout.write(summarize(join(dir, file)));
+  } finally {
+    await database.drop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
