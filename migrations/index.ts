@@ -10,6 +10,7 @@ import { SamlPendingProviders1800000061000 } from './1800000061000-saml-pending-
 import { ChangeRequests1800000070000 } from './1800000070000-change-requests';
 import { Sites1800000071000 } from './1800000071000-sites';
 import { ComputedPages1800000071500 } from './1800000071500-computed-pages';
+import { Integrations1800000077000 } from './1800000077000-integrations';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ChangeRequests1800000070000,
   Sites1800000071000,
   ComputedPages1800000071500,
+  Integrations1800000077000,
 ];

@@ -23,6 +23,7 @@ import { MembersModule } from './modules/members/members.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
 import { SitesModule } from './modules/sites/sites.module';
+import { IntegrationsModule } from './modules/integrations/integrations.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
 import { TokensModule } from './modules/tokens/tokens.module';
@@ -45,6 +46,7 @@ export const DOMAIN_MODULES = [
   ContentModule,
   ChangeRequestsModule,
   SitesModule,
+  IntegrationsModule,
 ];
 
 @Module({})

@@ -3,6 +3,7 @@ import type { AccessErrorCode } from './modules/access/access.errors';
 import type { AdminErrorCode } from './modules/admin/admin.errors';
 import type { CollectionErrorCode } from './modules/collections/collection.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
+import type { IntegrationErrorCode } from './modules/integrations/integration.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
@@ -25,7 +26,8 @@ export type ErrorCode =
   | AccessErrorCode
   | SpaceErrorCode
   | CollectionErrorCode
-  | ContentErrorCode;
+  | ContentErrorCode
+  | IntegrationErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -35,6 +37,19 @@ export type ErrorCode =
  */
 export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'user.not_found': 404,
+
+  'integration.not_found': 404,
+  'integration.publish_forbidden': 403,
+  'integration.name_taken': 409,
+  'integration.invalid_manifest': 400,
+  'integration.install_forbidden': 403,
+  'integration.installation_not_found': 404,
+  'integration.target_not_allowed': 400,
+  'integration.invalid_configuration': 400,
+  'integration.event_not_found': 404,
+  'integration.bad_render_request': 400,
+  'integration.script_failed': 502,
+  'integration.dev_forbidden': 403,
 
   'organization.not_found': 404,
   'organization.update_forbidden': 403,
