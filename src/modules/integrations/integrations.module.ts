@@ -1,16 +1,30 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
+import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
+import { EventsService } from './events.service';
+import { InstallationsController } from './installations.controller';
+import { InstallationsRepository } from './installations.repository';
+import { InstallationsService } from './installations.service';
 import { IntegrationEvent } from './integration-event.entity';
+import { DeliverEventJob } from './integration-events.job';
 import { IntegrationInstallation } from './integration-installation.entity';
 import { IntegrationSiteInstallation } from './integration-site-installation.entity';
 import { IntegrationSpaceInstallation } from './integration-space-installation.entity';
 import { IntegrationToken } from './integration-token.entity';
+import { IntegrationTokensService } from './integration-tokens.service';
 import { Integration } from './integration.entity';
 import { IntegrationsController } from './integrations.controller';
 import { IntegrationsRepository } from './integrations.repository';
 import { IntegrationsService } from './integrations.service';
+import { PublicEndpointController } from './public-endpoint.controller';
+import { PublicEndpointService } from './public-endpoint.service';
+import { RenderController } from './render.controller';
+import { RenderService } from './render.service';
+import { ScriptDispatcher } from './runtime/script-dispatcher';
 import { ScriptSandbox } from './runtime/script-sandbox';
 
 @Module({
@@ -24,9 +38,24 @@ import { ScriptSandbox } from './runtime/script-sandbox';
       IntegrationToken,
     ]),
     OrganizationsModule,
+    AccessModule,
     OutboundModule,
   ],
-  controllers: [IntegrationsController],
-  providers: [IntegrationsRepository, IntegrationsService, ScriptSandbox],
+  controllers: [IntegrationsController, InstallationsController, EventsController, RenderController, PublicEndpointController],
+  providers: [
+    IntegrationsRepository,
+    InstallationsRepository,
+    EventsRepository,
+    IntegrationsService,
+    InstallationsService,
+    EventsService,
+    DeliverEventJob,
+    IntegrationTokensService,
+    RenderService,
+    PublicEndpointService,
+    ScriptSandbox,
+    ScriptDispatcher,
+  ],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository],
 })
 export class IntegrationsModule {}
