@@ -54,6 +54,7 @@ export class Integrations1800000077000 implements MigrationInterface {
         external_ids jsonb NOT NULL DEFAULT '[]',
         space_selection text NOT NULL DEFAULT 'selected',
         site_selection text NOT NULL DEFAULT 'selected',
+        installed_by text REFERENCES users (id) ON DELETE SET NULL,
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         updated_at timestamptz(3) NOT NULL DEFAULT now(),
         UNIQUE (integration_id, organization_id)

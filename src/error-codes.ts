@@ -50,6 +50,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'integration.bad_render_request': 400,
   'integration.script_failed': 502,
   'integration.dev_forbidden': 403,
+  'integration.scope_forbidden': 403,
 
   'organization.not_found': 404,
   'organization.update_forbidden': 403,

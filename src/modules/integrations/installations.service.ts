@@ -53,6 +53,7 @@ export class InstallationsService {
         externalIds: [],
         spaceSelection: 'selected',
         siteSelection: 'selected',
+        installedBy: user.id,
       });
       await this.installations.insert(installation, em);
       await this.events.emit(

@@ -27,6 +27,10 @@ export class IntegrationInstallation {
   @Column('text')
   siteSelection: 'all' | 'selected';
 
+  /** The admin who installed it: scripts' tokens act as them, narrowed to the scopes and the installation. */
+  @Column('text', { nullable: true })
+  installedBy: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 

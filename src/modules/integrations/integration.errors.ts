@@ -13,7 +13,8 @@ export type IntegrationErrorCode =
   | 'integration.event_not_found'
   | 'integration.bad_render_request'
   | 'integration.script_failed'
-  | 'integration.dev_forbidden';
+  | 'integration.dev_forbidden'
+  | 'integration.scope_forbidden';
 
 /** The error to throw for a broken rule of the integrations module. */
 export const integrationError = (code: IntegrationErrorCode, message: string) => new DomainError(code, message);

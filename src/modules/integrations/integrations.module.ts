@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ScriptScopeGuard } from './script-auth/script-scope.guard';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
@@ -55,6 +57,7 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     PublicEndpointService,
     ScriptSandbox,
     ScriptDispatcher,
+    { provide: APP_GUARD, useClass: ScriptScopeGuard },
   ],
   exports: [EventsService, InstallationsRepository, IntegrationsRepository],
 })

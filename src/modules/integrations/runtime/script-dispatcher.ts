@@ -41,7 +41,8 @@ export class ScriptDispatcher implements OnModuleInit {
     const stored = await this.integrations.script(integration.id);
     if (!stored) throw new ScriptFailure('crashed', 'the integration has no script');
     const installation = context.installation ?? null;
-    const tokens: { integration: string; installation?: string } = { integration: await this.tokens.mint(integration.id, null) };
+    // Without an installation there is nothing a token could reach: the integration token is then inert (401).
+    const tokens: { integration: string; installation?: string } = { integration: await this.tokens.mint(integration.id, installation?.id ?? null) };
     if (installation) tokens.installation = await this.tokens.mint(integration.id, installation.id);
     const environment = scriptEnvironment(this.config, integration, stored.signingSecret, tokens, installation, context.target);
     const form = new FormData();
