@@ -5,6 +5,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
+import { SpaceContentListener } from './space-content.listener';
+import { PublishedScriptsService } from './published-scripts.service';
+import { SpaceIntegrationsController } from './space-integrations.controller';
+import { SpaceIntegrationsService } from './space-integrations.service';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
@@ -41,9 +46,10 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     ]),
     OrganizationsModule,
     AccessModule,
+    SpaceWritesModule,
     OutboundModule,
   ],
-  controllers: [IntegrationsController, InstallationsController, EventsController, RenderController, PublicEndpointController],
+  controllers: [IntegrationsController, InstallationsController, EventsController, RenderController, PublicEndpointController, SpaceIntegrationsController],
   providers: [
     IntegrationsRepository,
     InstallationsRepository,
@@ -57,8 +63,11 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     PublicEndpointService,
     ScriptSandbox,
     ScriptDispatcher,
+    SpaceContentListener,
+    PublishedScriptsService,
+    SpaceIntegrationsService,
     { provide: APP_GUARD, useClass: ScriptScopeGuard },
   ],
-  exports: [EventsService, InstallationsRepository, IntegrationsRepository],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService],
 })
 export class IntegrationsModule {}

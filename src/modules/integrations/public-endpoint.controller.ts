@@ -1,10 +1,12 @@
-import { All, Controller, Param, Req, Res } from '@nestjs/common';
+import { All, Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { integrationError } from './integration.errors';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { AppConfig } from '../../config/app-config';
 import { IntegrationNamePipe } from './integration-name.pipe';
 import { PublicEndpointService } from './public-endpoint.service';
+import { PublishedScriptsService } from './published-scripts.service';
 import type { ScriptResult } from './runtime/script-sandbox';
 
 /** Response headers a script may not set on Quire's origin. */
@@ -20,8 +22,26 @@ const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'c
 export class PublicEndpointController {
   constructor(
     private readonly endpoint: PublicEndpointService,
+    private readonly scripts: PublishedScriptsService,
     private readonly config: AppConfig,
   ) {}
+
+  /** A script injected into a site (`fetch_published_script`); the URL comes from PublishedScriptsService.scriptsOf. */
+  @Get('installations/:installationId/:kind/:targetId/script.js')
+  async publishedScript(
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') installationId: string,
+    @Param('kind') kind: string,
+    @Param('targetId') targetId: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (kind !== 'sites' && kind !== 'spaces') throw integrationError('integration.not_found', 'Not found');
+    const result = await this.scripts.fetch(name, installationId, kind === 'sites' ? 'site' : 'space', targetId);
+    if (result.status >= 200 && result.status < 300) res.setHeader('Content-Type', 'application/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.status(result.status).end(result.body);
+  }
 
   @All(['public', 'public/*path'])
   async integration(@Param('integrationName', IntegrationNamePipe) name: string, @Req() req: Request, @Res() res: Response): Promise<void> {
