@@ -26,6 +26,17 @@ export default {
   },
 };`;
 
+/** Fails its first delivery (500), then succeeds: the queue must retry it. */
+const FLAKY = `
+let calls = 0;
+export default {
+  async fetch() {
+    calls += 1;
+    console.log('attempt ' + calls);
+    return calls === 1 ? new Response('not yet', { status: 500 }) : new Response('OK');
+  },
+};`;
+
 describe('integrations: script tokens, scoped to the installation and the manifest', () => {
   let t: TestApp;
   let endpoint: string;
@@ -101,5 +112,23 @@ describe('integrations: script tokens, scoped to the installation and the manife
     expect((await t.http.get(`/v1/spaces/${mine.id}`).set('Authorization', `Bearer ${integrationToken}`)).status).toBe(200);
     await t.dataSource.query(`UPDATE integration_tokens SET expires_at = now() - interval '1 second'`);
     expectErrorEnvelope(await t.http.get(`/v1/spaces/${mine.id}`).set('Authorization', `Bearer ${integrationToken}`), 401);
+  }, 60_000);
+
+  it('retries a delivery that failed with a 5xx (at least once), keeping the last trace', async () => {
+    await publishScript(t, org.admin, org.id, 'flaky-script', FLAKY);
+    const installation = await t.http
+      .post('/v1/integrations/flaky-script/installations')
+      .set(...org.admin.auth)
+      .send({ organization: org.id })
+      .expect(201);
+    const until = Date.now() + 40_000;
+    let row: { status: string; attempts: number; logs: { message: string }[] } | undefined;
+    while (Date.now() < until) {
+      [row] = await t.dataSource.query(`SELECT status, attempts, logs FROM integration_events WHERE installation_id = $1`, [installation.body.id]);
+      if (row?.status === 'success') break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(row).toMatchObject({ status: 'success', attempts: 2 });
+    expect(row!.logs.map((l) => l.message)).toEqual(['attempt 2']);
   }, 60_000);
 });
