@@ -4,7 +4,7 @@ import { newId } from '../../src/common/ids';
 import { PublishedScriptsService } from '../../src/modules/integrations/published-scripts.service';
 import { createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { ensureGitbookCli, gitbook } from '../support/integration-cli';
+import { ensureGitbookCli, gitbook, gitbookUntil } from '../support/integration-cli';
 import { eventsOfType, receiver, waitForEvent } from '../support/integration-fixtures';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -172,6 +172,10 @@ describe('integrations: sample integrations built and published with the GitBook
       expect(call.url).toBe('/hook');
       expect(JSON.parse(call.body.toString())).toEqual({ type: 'space_content_updated', spaceId: enabled.id, revisionId: revisions[enabled.id] });
       expect(call.headers['x-quire-signature']).toBe(`sha256=${createHmac('sha256', 's3cret').update(call.body).digest('hex')}`);
+
+      // `gitbook tail` reads the same events and prints their traces.
+      const tail = await gitbookUntil('quire-webhook', ['tail'], { endpoint, token: org.admin.token }, /webhook (sent|skipped) for space/);
+      expect({ matched: tail.matched, output: tail.output.slice(-500) }).toMatchObject({ matched: true });
     } finally {
       await hook.close();
       await site.close();

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +53,45 @@ export function gitbook(sample: string, args: string[], env: { endpoint: string;
       },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
+  });
+}
+
+/**
+ * Runs a long-lived `gitbook <args>` (such as `tail`, which polls until stopped) until its output
+ * matches `pattern`, then stops it (its own process group). Resolves with the output so far.
+ */
+export function gitbookUntil(
+  sample: string,
+  args: string[],
+  env: { endpoint: string; token: string },
+  pattern: RegExp,
+  timeoutMs = 60_000,
+): Promise<{ matched: boolean; output: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'quire-gitbook-'));
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: join(SAMPLES, sample),
+    detached: true,
+    env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, TMPDIR: home, GITBOOK_ENDPOINT: env.endpoint, GITBOOK_TOKEN: env.token },
+  });
+  let output = '';
+  return new Promise((resolve) => {
+    const finish = (matched: boolean) => {
+      clearTimeout(timer);
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      resolve({ matched, output });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (pattern.test(output)) finish(true);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', () => finish(pattern.test(output)));
   });
 }
 
