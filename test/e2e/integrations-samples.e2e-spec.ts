@@ -4,7 +4,7 @@ import { newId } from '../../src/common/ids';
 import { PublishedScriptsService } from '../../src/modules/integrations/published-scripts.service';
 import { createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { ensureGitbookCli, gitbook, gitbookUntil } from '../support/integration-cli';
+import { ensureGitbookCli, gitbook, gitbookUntil, installCloudflaredStandIn } from '../support/integration-cli';
 import { eventsOfType, receiver, waitForEvent } from '../support/integration-fixtures';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -181,4 +181,22 @@ describe('integrations: sample integrations built and published with the GitBook
       await site.close();
     }
   }, 90_000);
+
+  it('gitbook dev: the real CLI turns development mode on (PUT …/dev with its tunnel URL), which expires on its own', async () => {
+    const tunnelUrl = installCloudflaredStandIn();
+    const devMode = () => t.dataSource.query(`SELECT dev_tunnel_url, dev_expires_at FROM integrations WHERE name = 'quire-webframe'`);
+    let seen = false;
+    const run = gitbookUntil('quire-webframe', ['dev'], { endpoint, token: org.admin.token }, /Development mode enabled|will be dispatched/, 90_000);
+    for (let i = 0; i < 180 && !seen; i++) {
+      const [row] = await devMode();
+      seen = row.dev_tunnel_url === tunnelUrl;
+      if (!seen) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await run;
+    expect(seen).toBe(true);
+    const [row] = await devMode();
+    const minutes = (new Date(row.dev_expires_at).getTime() - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(50);
+    expect(minutes).toBeLessThanOrEqual(60);
+  }, 120_000);
 });

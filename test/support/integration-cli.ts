@@ -1,5 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './server-process';
@@ -93,6 +93,17 @@ export function gitbookUntil(
     child.stderr.on('data', read);
     child.once('exit', () => finish(pattern.test(output)));
   });
+}
+
+/**
+ * A stand-in for the `cloudflared` binary `gitbook dev` spawns (its postinstall would download it):
+ * prints a quick-tunnel URL and a registered connection, as cloudflared does, then waits.
+ */
+export function installCloudflaredStandIn(tunnelUrl = 'https://quire-test.trycloudflare.com'): string {
+  const path = join(TOOLCHAIN, 'node_modules', '@gitbook', 'cli', 'dist', 'cloudflared');
+  writeFileSync(path, `#!/bin/sh\necho "INF |  ${tunnelUrl}  |" >&2\necho "INF Registered tunnel connection" >&2\nexec sleep 600\n`);
+  chmodSync(path, 0o755);
+  return tunnelUrl;
 }
 
 /** The script the CLI built for a sample on its last run (it writes it to $TMPDIR/.gitbook/<name>/script.js). */
