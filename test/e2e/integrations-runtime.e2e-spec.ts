@@ -206,6 +206,17 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
       expect((await res.json()).error.message).toMatch(path === 'loop' ? /did not answer within 3000 ms/ : /more than 200 MB|did not answer/);
       expect((await fetch(`${endpoint}/health/live`)).status).toBe(200);
     }
+    // A loop inside an event delivery is recorded on the event, with the watchdog's reason in its trace.
+    await publishScript(t, org.admin, org.id, 'loop-on-setup', 'export default { async fetch() { while (true) {} } };');
+    await t.http
+      .post('/v1/integrations/loop-on-setup/installations')
+      .set(...org.admin.auth)
+      .send({ organization: org.id })
+      .expect(201);
+    const [setup] = await eventsOfType(t, org.admin, 'loop-on-setup', 'installation_setup');
+    const failed = await waitForEvent(t, org.admin, 'loop-on-setup', setup.id);
+    expect(failed.event.status).toBe('failed');
+    expect(failed.trace.logs).toEqual([expect.objectContaining({ level: 'error', message: 'the script did not answer within 3000 ms' })]);
     // The same integration answers again (a fresh instance), and the others never noticed.
     expect(await (await fetch(`${endpoint}/v1/integrations/hostile-script/public/ok`)).text()).toBe('fine');
     const other = await fetch(`${endpoint}/v1/integrations/quire-sample/public/still`);
