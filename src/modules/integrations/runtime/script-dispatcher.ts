@@ -42,8 +42,9 @@ export class ScriptDispatcher implements OnModuleInit {
     if (!stored) throw new ScriptFailure('crashed', 'the integration has no script');
     const installation = context.installation ?? null;
     // Without an installation there is nothing a token could reach: the integration token is then inert (401).
-    const tokens: { integration: string; installation?: string } = { integration: await this.tokens.mint(integration.id, installation?.id ?? null) };
-    if (installation) tokens.installation = await this.tokens.mint(integration.id, installation.id);
+    const [integrationToken, installationToken] = await this.tokens.mint(integration.id, installation?.id ?? null, installation ? 2 : 1);
+    const tokens: { integration: string; installation?: string } = { integration: integrationToken };
+    if (installationToken) tokens.installation = installationToken;
     const environment = scriptEnvironment(this.config, integration, stored.signingSecret, tokens, installation, context.target);
     const form = new FormData();
     form.append('event', JSON.stringify(event));
