@@ -20,7 +20,7 @@ const platform = (what, ...folders) => ({
 const layers = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'scratch/', 'openapi/', 'jest.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'scratch/', 'openapi/', 'jest.config.js', 'test/integrations/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -16,6 +16,7 @@ import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
 import { SiteInsights1800000076000 } from './1800000076000-site-insights';
 import { ContentAtScale1800000078000 } from './1800000078000-content-at-scale';
+import { Integrations1800000077000 } from './1800000077000-integrations';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   OpenApiSpecs1800000075000,
   SiteInsights1800000076000,
   ContentAtScale1800000078000,
+  Integrations1800000077000,
 ];

@@ -26,9 +26,10 @@ import { OrganizationsModule } from './modules/organizations/organizations.modul
 import { SamlModule } from './modules/saml/saml.module';
 import { InsightsModule } from './modules/insights/insights.module';
 import { SitesModule } from './modules/sites/sites.module';
+import { IntegrationsModule } from './modules/integrations/integrations.module';
+import { ScriptAuthModule } from './modules/integrations/script-auth/script-auth.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
-import { TokensModule } from './modules/tokens/tokens.module';
 import { TranslationsModule } from './modules/translations/translations.module';
 import { UsersModule } from './modules/users/users.module';
 
@@ -51,6 +52,7 @@ export const DOMAIN_MODULES = [
   SitesModule,
   OpenApiSpecsModule,
   InsightsModule,
+  IntegrationsModule,
 ];
 
 @Module({})
@@ -64,7 +66,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         // Global guards run in this order: rate limits before authentication.
         RateLimitModule,
-        AuthModule.forRoot(TokensModule),
+        AuthModule.forRoot(ScriptAuthModule),
         HealthModule,
         JobsModule,
         IdempotencyModule,

@@ -6,6 +6,7 @@ import type { CommentErrorCode } from './modules/comments/comment.errors';
 import type { ChangeRequestErrorCode } from './modules/change-requests/change-request.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
 import type { InsightsErrorCode } from './modules/insights/insights.errors';
+import type { IntegrationErrorCode } from './modules/integrations/integration.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
 import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.errors';
@@ -35,7 +36,8 @@ export type ErrorCode =
   | SiteErrorCode
   | OpenApiSpecErrorCode
   | InsightsErrorCode
-  | ChangeRequestErrorCode;
+  | ChangeRequestErrorCode
+  | IntegrationErrorCode;
 
 /**
  * The one mapping from stable code to HTTP status, read by the exception filter (AppModule provides it
@@ -45,6 +47,20 @@ export type ErrorCode =
  */
 export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'user.not_found': 404,
+
+  'integration.not_found': 404,
+  'integration.publish_forbidden': 403,
+  'integration.name_taken': 409,
+  'integration.invalid_manifest': 400,
+  'integration.install_forbidden': 403,
+  'integration.installation_not_found': 404,
+  'integration.target_not_allowed': 400,
+  'integration.invalid_configuration': 400,
+  'integration.event_not_found': 404,
+  'integration.bad_render_request': 400,
+  'integration.script_failed': 502,
+  'integration.dev_forbidden': 403,
+  'integration.scope_forbidden': 403,
 
   'organization.not_found': 404,
   'organization.update_forbidden': 403,

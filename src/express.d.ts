@@ -1,3 +1,4 @@
+import type { ScriptPrincipal } from './modules/integrations/script-auth/script-principal';
 import type { Membership } from './modules/organizations/membership.entity';
 import type { User } from './modules/users/user.entity';
 
@@ -16,6 +17,8 @@ declare global {
       user?: User;
       /** Set by OrganizationMemberGuard on routes under /v1/orgs/{organizationId}. */
       membership?: Membership;
+      /** Set by the script authenticator when the token is an integration script's (scopes and reach). */
+      scriptPrincipal?: ScriptPrincipal;
     }
   }
 }

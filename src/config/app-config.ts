@@ -28,9 +28,14 @@ export class AppConfig {
   readonly signingSecret?: string;
   /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
-  /** Bounds of one website import. */
+  /** Integration scripts: the sandbox's limits per call and its instance count; how long dev mode lasts. */
+  readonly integrations: {
+    sandbox: { timeoutMs: number; memoryBytes: number; requestBytes: number; responseBytes: number; maxInstances: number };
+    devModeMs: number;
+  };
   /** Search: how many title and body matches are ranked per query. */
   readonly search: { candidates: number };
+  /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
   /** Bounds of one OpenAPI specification: bytes (all files), files, depth of external `$ref` chains, fetch time. */
   readonly openapi: { maxBytes: number; maxFiles: number; maxRefDepth: number; fetchTimeoutMs: number };
@@ -60,6 +65,16 @@ export class AppConfig {
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.search = { candidates: env.SEARCH_CANDIDATES };
+    this.integrations = {
+      sandbox: {
+        timeoutMs: env.INTEGRATION_SCRIPT_TIMEOUT_MS,
+        memoryBytes: env.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
+        requestBytes: 1024 * 1024,
+        responseBytes: 5 * 1024 * 1024,
+        maxInstances: env.INTEGRATION_SANDBOX_INSTANCES,
+      },
+      devModeMs: env.INTEGRATION_DEV_MODE_MINUTES * 60_000,
+    };
     this.contentImport = {
       maxPages: env.IMPORT_MAX_PAGES,
       maxDepth: env.IMPORT_MAX_DEPTH,

@@ -128,6 +128,38 @@ export class EnvironmentVariables {
   @Max(600_000)
   OUTBOUND_TIMEOUT_MS: number = 15_000;
 
+  /** Wall time of one integration script call before its workerd process is killed. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  INTEGRATION_SCRIPT_TIMEOUT_MS: number = 5_000;
+
+  /** Resident memory of one integration's workerd process past which its call is ended (MB). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(64)
+  @Max(8192)
+  INTEGRATION_SCRIPT_MEMORY_MB: number = 256;
+
+  /** workerd processes alive at once (one per integration; least recently used closed first). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  INTEGRATION_SANDBOX_INSTANCES: number = 16;
+
+  /** Minutes a `PUT …/dev` keeps development mode on (the CLI never sends the DELETE). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  INTEGRATION_DEV_MODE_MINUTES: number = 60;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

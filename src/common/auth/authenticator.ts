@@ -5,7 +5,8 @@ import type { Request } from 'express';
  * global guard (here, in `common/`) does not import a domain module.
  */
 export interface Authenticator {
-  authenticate(secret: string): Promise<Request['user']>;
+  /** `request` lets an authenticator record a narrower principal (an integration script's scopes) beside the user. */
+  authenticate(secret: string, request?: Request): Promise<Request['user']>;
 }
 
 export const AUTHENTICATOR = Symbol('Authenticator');

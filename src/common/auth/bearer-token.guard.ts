@@ -25,7 +25,7 @@ export class BearerTokenGuard implements CanActivate {
       response.setHeader('WWW-Authenticate', BEARER_CHALLENGE);
       throw new UnauthorizedException('Authentication is required: send an Authorization: Bearer <token> header');
     }
-    const user = await this.tokens.authenticate(secret);
+    const user = await this.tokens.authenticate(secret, request);
     if (!user) {
       response.setHeader('WWW-Authenticate', `${BEARER_CHALLENGE}, error="invalid_token", error_description="The access token is invalid or has been revoked"`);
       throw new UnauthorizedException('The access token is invalid or has been revoked');

@@ -1,5 +1,6 @@
 /** The HTTP statuses a domain rule may answer with: the client's fault, never a server failure. */
-export type DomainErrorStatus = 400 | 403 | 404 | 409 | 422;
+/** 502: a service Quire called on the caller's behalf (an integration's script) failed to answer. */
+export type DomainErrorStatus = 400 | 403 | 404 | 409 | 422 | 502;
 
 /**
  * A broken domain rule with a stable `code` (`team.not_found`): what logs, jobs and a future client

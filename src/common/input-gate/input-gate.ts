@@ -36,6 +36,14 @@ function sendsBody(req: Request): boolean {
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
+/**
+ * Integrations' public endpoints (`/v1/integrations/{name}/public/…`, and per installation) pass any
+ * body, as bytes, to the integration's script: a form or an upload is the script's to read. They
+ * keep the URL and size checks; `req.body` stays the raw Buffer.
+ */
+const RAW_BODY_PATH = /^\/v1\/integrations\/[a-zA-Z0-9-_.]+\/(?:installations\/[^/?]+\/)?public(?:[/?]|$)/;
+const takesRawBody = (req: Request) => RAW_BODY_PATH.test(req.originalUrl ?? req.url);
+
 /** Why a Content-Type is not JSON in UTF-8, or undefined when it is. */
 function mediaTypeProblem(header: string | undefined): string | undefined {
   if (!header) return 'A request body needs Content-Type: application/json';
@@ -51,7 +59,7 @@ function mediaTypeProblem(header: string | undefined): string | undefined {
 function checkUrlAndMediaType(req: Request, _res: Response, next: NextFunction): void {
   const urlProblem = findUrlTextProblem(req.originalUrl ?? req.url);
   if (urlProblem) return next(new BadRequestException(urlProblem));
-  if (sendsBody(req)) {
+  if (sendsBody(req) && !takesRawBody(req)) {
     const typeProblem = mediaTypeProblem(req.headers['content-type']);
     if (typeProblem) return next(new UnsupportedMediaTypeException(typeProblem));
   }
@@ -63,6 +71,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function parseJsonBody(limits: JsonShapeLimits) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const bytes: unknown = req.body;
+    if (takesRawBody(req) && Buffer.isBuffer(bytes)) return next();
     if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
       req.body = undefined;
       return next();

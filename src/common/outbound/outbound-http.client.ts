@@ -17,6 +17,11 @@ export interface OutboundRequest {
   signal?: AbortSignal;
   accept?: string;
   maxRedirects?: number;
+  /** GET by default. Redirects are followed for GET and HEAD only; other methods get the 3xx answer. */
+  method?: string;
+  /** Extra request headers (integration scripts, webhooks, tunnels); the guard's own headers win. */
+  headers?: Record<string, string>;
+  body?: Buffer;
 }
 
 export interface OutboundResponse {
@@ -66,13 +71,15 @@ export class OutboundHttpClient implements OnApplicationShutdown {
     this.httpsAgent.destroy();
   }
 
+  /** Sends `request` (GET unless `method` says otherwise) and reads the whole answer. */
   async get(request: OutboundRequest): Promise<OutboundResponse> {
     const maxRedirects = request.maxRedirects ?? 5;
     let url = this.parse(request.url, request.url);
     for (let hop = 0; ; hop++) {
       const response = await this.send(url, request);
       const location = response.headers.location;
-      if (REDIRECTS.has(response.statusCode ?? 0) && location) {
+      const method = (request.method ?? 'GET').toUpperCase();
+      if (REDIRECTS.has(response.statusCode ?? 0) && location && (method === 'GET' || method === 'HEAD')) {
         response.resume();
         if (hop >= maxRedirects) throw new OutboundError('too-many-redirects', `more than ${maxRedirects} redirects`, request.url);
         url = this.parse(location, url.toString(), url);
@@ -116,11 +123,17 @@ export class OutboundHttpClient implements OnApplicationShutdown {
     const https = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
       const req = (https ? httpsRequest : httpRequest)(url, {
-        method: 'GET',
+        method: request.method ?? 'GET',
         agent: https ? this.httpsAgent : this.httpAgent,
         lookup: this.lookup as never,
         signal,
-        headers: { 'user-agent': USER_AGENT, accept: request.accept ?? '*/*', 'accept-encoding': 'gzip, deflate, br' },
+        headers: {
+          'user-agent': USER_AGENT,
+          accept: request.accept ?? '*/*',
+          ...request.headers,
+          'accept-encoding': 'gzip, deflate, br',
+          ...(request.body ? { 'content-length': String(request.body.length) } : {}),
+        },
       });
       req.on('response', (response) => {
         // A slow body must still end when the time is up.
@@ -128,7 +141,7 @@ export class OutboundHttpClient implements OnApplicationShutdown {
         resolve(response);
       });
       req.on('error', (error) => reject(this.describe(error, url, timeout)));
-      req.end();
+      req.end(request.body);
     });
   }
 

@@ -44,6 +44,13 @@ export interface SpaceWrite {
   reload(): Promise<SpaceAccess>;
 }
 
+/**
+ * Told of every change of a space's active revision, inside the transaction that makes it (so
+ * work it queues, such as an integration event, commits with the revision or not at all).
+ * Registered by modules above this one (`SpaceUnitOfWork.onRevisionActivated`).
+ */
+export type RevisionActivatedListener = (change: { spaceId: string; revisionId: string; actor: User | null }, em: EntityManager) => Promise<void>;
+
 export interface RunOptions {
   /** Deleted spaces answer 404 unless this is set (restore). */
   includeDeleted?: boolean;
@@ -70,6 +77,13 @@ export class SpaceUnitOfWork {
     private readonly access: SpaceAccessService,
     private readonly searchIndex: SearchIndexWritesRepository,
   ) {}
+
+  private readonly revisionListeners: RevisionActivatedListener[] = [];
+
+  /** Adds a listener called whenever a space's active revision changes (see RevisionActivatedListener). */
+  onRevisionActivated(listener: RevisionActivatedListener): void {
+    this.revisionListeners.push(listener);
+  }
 
   run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {
     return this.dataSource.transaction(async (em) => {
@@ -112,10 +126,7 @@ export class SpaceUnitOfWork {
       },
       commitRevision: async (produce) => {
         const revision = await produce(space.revisionId, em);
-        if (revision.delta) {
-          await this.rows.setRevision(space.id, revision.id, em);
-          await this.searchIndex.update(space.id, revision.id, revision.delta.changed, revision.delta.removed, em);
-        } else await this.activate(space.id, revision.id, em);
+        await this.activate(space.id, revision.id, em, caller, revision.delta);
         return revision;
       },
       count: (delta) => this.rows.count(space.id, delta, em),
@@ -124,9 +135,20 @@ export class SpaceUnitOfWork {
     };
   }
 
-  /** Makes `revisionId` the space's active revision and rebuilds the space's search rows from it. */
-  private async activate(spaceId: string, revisionId: string, em: EntityManager): Promise<void> {
+  /**
+   * Makes `revisionId` the space's active revision: its search rows follow (only the pages of `delta`
+   * when the writer knows which differ, else all of them), then the listeners run in this transaction.
+   */
+  private async activate(
+    spaceId: string,
+    revisionId: string,
+    em: EntityManager,
+    actor: User | null = null,
+    delta?: { changed: string[]; removed: string[] },
+  ): Promise<void> {
     await this.rows.setRevision(spaceId, revisionId, em);
-    await this.searchIndex.rebuild(spaceId, revisionId, em);
+    if (delta) await this.searchIndex.update(spaceId, revisionId, delta.changed, delta.removed, em);
+    else await this.searchIndex.rebuild(spaceId, revisionId, em);
+    for (const listener of this.revisionListeners) await listener({ spaceId, revisionId, actor }, em);
   }
 }

@@ -1,0 +1,137 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBase64, IsIn, IsObject, IsString, Length, MaxLength } from 'class-validator';
+import { Optional } from '../../../common/validation/presence';
+
+/** Largest built script accepted (bytes of UTF-8); the request as a whole stays within BODY_LIMIT. */
+export const SCRIPT_MAX_BYTES = 1_000_000;
+/** Largest icon, decoded (the CLI's own limit). */
+export const ICON_MAX_BYTES = 250 * 1024;
+export const RUNTIMES = ['v1', 'v2'] as const;
+export const TARGETS = ['all', 'site', 'space', 'organization'] as const;
+export const VISIBILITIES = ['public', 'private', 'unlisted'] as const;
+/** The public description's `IntegrationScope` values. */
+export const SCOPES = [
+  'space:content:read',
+  'space:content:write',
+  'space:metadata:read',
+  'space:metadata:write',
+  'space:git:sync',
+  'page:feedback:read',
+  'site:metadata:read',
+  'site:views:read',
+  'site:script:inject',
+  'site:script:cookies',
+  'site:visitor:auth',
+  'site:visitor:claims',
+  'site:adaptive:read',
+  'site:adaptive:write',
+  'conversations:ingest',
+  'openapi:read',
+  'openapi:write',
+] as const;
+export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
+
+/** `POST /v1/integrations/{name}`: the body `@gitbook/cli` sends (section 4.17, public `PublishIntegration`). */
+export class PublishIntegrationDto {
+  // Optional members first: a body with several problems lists them in this order (at most 5).
+  @ApiPropertyOptional({ enum: RUNTIMES, default: 'v1' })
+  @Optional()
+  @IsIn(RUNTIMES, { message: 'runtime: must be one of v1, v2' })
+  runtime?: (typeof RUNTIMES)[number];
+
+  @ApiPropertyOptional({ description: 'Base64 content of the icon (PNG, JPEG, GIF, WebP or SVG)' })
+  @Optional()
+  @IsBase64({}, { message: 'icon: must be base64' })
+  icon?: string;
+
+  @ApiPropertyOptional({ maxLength: 2048 })
+  @Optional()
+  @IsString()
+  @MaxLength(2048)
+  summary?: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: 3 })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsBase64({}, { each: true, message: 'previewImages: each must be base64' })
+  previewImages?: string[];
+
+  @ApiPropertyOptional({ enum: VISIBILITIES })
+  @Optional()
+  @IsIn(VISIBILITIES)
+  visibility?: (typeof VISIBILITIES)[number];
+
+  @ApiPropertyOptional({ enum: TARGETS })
+  @Optional()
+  @IsIn(TARGETS)
+  target?: (typeof TARGETS)[number];
+
+  @ApiPropertyOptional({ type: [String], enum: CATEGORIES })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(CATEGORIES.length)
+  @IsIn(CATEGORIES, { each: true, message: 'categories: each must be one of the integration categories' })
+  categories?: string[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' } })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsObject({ each: true })
+  blocks?: Record<string, unknown>[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' } })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsObject({ each: true })
+  contentSources?: Record<string, unknown>[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, maxItems: 5 })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(5)
+  @IsObject({ each: true })
+  externalLinks?: { url: string; label: string }[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '{ account, space, site }: JSON schemas of the configurations' })
+  @Optional()
+  @IsObject()
+  configurations?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 })
+  @Optional()
+  @IsObject()
+  secrets?: Record<string, string>;
+
+  @ApiPropertyOptional({ description: 'Policy applied to script content: a string or a map of directives' })
+  @Optional()
+  contentSecurityPolicy?: string | Record<string, string>;
+
+  @ApiProperty({ minLength: 2, maxLength: 30 })
+  @IsString()
+  @Length(2, 30)
+  title: string;
+
+  @ApiProperty({ maxLength: 100 })
+  @IsString()
+  @MaxLength(100)
+  description: string;
+
+  @ApiProperty({ type: [String], enum: SCOPES })
+  @IsArray()
+  @ArrayMaxSize(SCOPES.length)
+  @IsIn(SCOPES, { each: true, message: 'scopes: each must be one of the integration scopes' })
+  scopes: string[];
+
+  @ApiProperty({ description: `The built script, one ES module (at most ${SCRIPT_MAX_BYTES} bytes)` })
+  @IsString()
+  @MaxLength(SCRIPT_MAX_BYTES)
+  script: string;
+
+  @ApiProperty({ description: 'ID of the organization that publishes it' })
+  @IsString()
+  @Length(1, 100)
+  organization: string;
+}

@@ -1,0 +1,70 @@
+import { AppConfig } from '../../config/app-config';
+import type { SpaceJson } from '../space-model/space.presenter';
+import { integrationUrls } from './integration.presenter';
+import type { Integration } from './integration.entity';
+import type { InstallationRow, TargetInstallationRow } from './installation.read-model';
+
+/** `IntegrationInstallation` (section 2.22). */
+export interface InstallationJson {
+  id: string;
+  status: string;
+  space_selection: string;
+  site_selection: string;
+  spaces: number;
+  configuration: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  urls: { location: string; app: string; publicEndpoint: string; publicContentEndpoint: string };
+  externalIds: string[];
+  target: { organization: string };
+}
+
+/** `IntegrationSpaceInstallation` / `IntegrationSiteInstallation`. */
+export interface TargetInstallationJson {
+  integration: string;
+  installation: string;
+  status: string;
+  configuration: Record<string, unknown>;
+  externalIds: string[];
+  urls: { location: string; publicEndpoint: string; publicContentEndpoint: string };
+  space?: string | SpaceJson;
+  site?: string;
+}
+
+export function presentInstallation(integration: Integration, row: InstallationRow, config: AppConfig): InstallationJson {
+  const { installation } = row;
+  const base = integrationUrls(integration.name, config);
+  const location = `${base.location}/installations/${installation.id}`;
+  return {
+    id: installation.id,
+    status: installation.status,
+    space_selection: installation.spaceSelection,
+    site_selection: installation.siteSelection,
+    spaces: row.spaces,
+    configuration: installation.configuration,
+    createdAt: installation.createdAt.toISOString(),
+    updatedAt: installation.updatedAt.toISOString(),
+    urls: { location, app: location, publicEndpoint: `${location}/public/`, publicContentEndpoint: `${location}/public/` },
+    externalIds: installation.externalIds,
+    target: { organization: installation.organizationId },
+  };
+}
+
+export function presentTargetInstallation(
+  integration: Integration,
+  kind: 'space' | 'site',
+  row: TargetInstallationRow,
+  config: AppConfig,
+  expanded?: SpaceJson,
+): TargetInstallationJson {
+  const base = `${integrationUrls(integration.name, config).location}/installations/${row.installation.id}`;
+  return {
+    integration: integration.name,
+    installation: row.installation.id,
+    status: row.status,
+    configuration: row.configuration,
+    externalIds: row.externalIds,
+    urls: { location: `${base}/${kind}s/${row.targetId}`, publicEndpoint: `${base}/public/`, publicContentEndpoint: `${base}/public/` },
+    [kind]: expanded ?? row.targetId,
+  };
+}

@@ -1,0 +1,73 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ScriptScopeGuard } from './script-auth/script-scope.guard';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboundModule } from '../../common/outbound/outbound.module';
+import { AccessModule } from '../access/access.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
+import { SpaceContentListener } from './space-content.listener';
+import { PublishedScriptsService } from './published-scripts.service';
+import { SpaceIntegrationsController } from './space-integrations.controller';
+import { SpaceIntegrationsService } from './space-integrations.service';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
+import { EventsService } from './events.service';
+import { InstallationsController } from './installations.controller';
+import { InstallationsRepository } from './installations.repository';
+import { InstallationsService } from './installations.service';
+import { IntegrationEvent } from './integration-event.entity';
+import { DeliverEventJob } from './integration-events.job';
+import { IntegrationInstallation } from './integration-installation.entity';
+import { IntegrationSiteInstallation } from './integration-site-installation.entity';
+import { IntegrationSpaceInstallation } from './integration-space-installation.entity';
+import { IntegrationToken } from './integration-token.entity';
+import { IntegrationTokensService } from './integration-tokens.service';
+import { Integration } from './integration.entity';
+import { IntegrationsController } from './integrations.controller';
+import { IntegrationsRepository } from './integrations.repository';
+import { IntegrationsService } from './integrations.service';
+import { PublicEndpointController } from './public-endpoint.controller';
+import { PublicEndpointService } from './public-endpoint.service';
+import { RenderController } from './render.controller';
+import { RenderService } from './render.service';
+import { ScriptDispatcher } from './runtime/script-dispatcher';
+import { ScriptSandbox } from './runtime/script-sandbox';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([
+      Integration,
+      IntegrationInstallation,
+      IntegrationSpaceInstallation,
+      IntegrationSiteInstallation,
+      IntegrationEvent,
+      IntegrationToken,
+    ]),
+    OrganizationsModule,
+    AccessModule,
+    SpaceWritesModule,
+    OutboundModule,
+  ],
+  controllers: [IntegrationsController, InstallationsController, EventsController, RenderController, PublicEndpointController, SpaceIntegrationsController],
+  providers: [
+    IntegrationsRepository,
+    InstallationsRepository,
+    EventsRepository,
+    IntegrationsService,
+    InstallationsService,
+    EventsService,
+    DeliverEventJob,
+    IntegrationTokensService,
+    RenderService,
+    PublicEndpointService,
+    ScriptSandbox,
+    ScriptDispatcher,
+    SpaceContentListener,
+    PublishedScriptsService,
+    SpaceIntegrationsService,
+    { provide: APP_GUARD, useClass: ScriptScopeGuard },
+  ],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService],
+})
+export class IntegrationsModule {}

@@ -1,0 +1,73 @@
+import { All, Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { integrationError } from './integration.errors';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/public.decorator';
+import { AppConfig } from '../../config/app-config';
+import { IntegrationNamePipe } from './integration-name.pipe';
+import { PublicEndpointService } from './public-endpoint.service';
+import { PublishedScriptsService } from './published-scripts.service';
+import type { ScriptResult } from './runtime/script-sandbox';
+
+/** Response headers a script may not set on Quire's origin. */
+const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection', 'strict-transport-security']);
+
+/**
+ * The integrations' public endpoints (anonymous: an iframe, a webhook receiver, assets), answered by
+ * the script's `fetch` handler. Not in the OpenAPI document: the script decides what it serves.
+ */
+@ApiExcludeController()
+@Public()
+@Controller('v1/integrations/:integrationName')
+export class PublicEndpointController {
+  constructor(
+    private readonly endpoint: PublicEndpointService,
+    private readonly scripts: PublishedScriptsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A script injected into a site (`fetch_published_script`); the URL comes from PublishedScriptsService.scriptsOf. */
+  @Get('installations/:installationId/:kind/:targetId/script.js')
+  async publishedScript(
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') installationId: string,
+    @Param('kind') kind: string,
+    @Param('targetId') targetId: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (kind !== 'sites' && kind !== 'spaces') throw integrationError('integration.not_found', 'Not found');
+    const result = await this.scripts.fetch(name, installationId, kind === 'sites' ? 'site' : 'space', targetId);
+    if (result.status >= 200 && result.status < 300) res.setHeader('Content-Type', 'application/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.status(result.status).end(result.body);
+  }
+
+  @All(['public', 'public/*path'])
+  async integration(@Param('integrationName', IntegrationNamePipe) name: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    send(res, await this.endpoint.handle(name, null, this.incoming(req)));
+  }
+
+  @All(['installations/:installationId/public', 'installations/:installationId/public/*path'])
+  async installation(
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') installationId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    send(res, await this.endpoint.handle(name, installationId, this.incoming(req)));
+  }
+
+  private incoming(req: Request) {
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    return { method: req.method, url: this.config.apiUrl(req.originalUrl), headers, body: Buffer.isBuffer(req.body) ? req.body : undefined };
+  }
+}
+
+function send(res: Response, result: ScriptResult): void {
+  for (const [name, value] of result.headers) if (!DROPPED.has(name.toLowerCase())) res.setHeader(name, value);
+  // The script's pages run in an origin that also serves the API: keep them from reading it.
+  if (!res.getHeader('content-security-policy')) res.setHeader('Content-Security-Policy', 'sandbox allow-scripts allow-forms allow-popups');
+  res.status(result.status).end(result.body);
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../../common/auth/current-user.decorator';
+import { publicSchema } from '../../common/openapi/public-schema';
+import type { User } from '../users/user.entity';
+import { RenderIntegrationDto, RenderQueryDto } from './dto/render.dto';
+import { IntegrationNamePipe } from './integration-name.pipe';
+import { RenderService } from './render.service';
+
+/** Rendering an integration's UI: the script's `ui_render` answer, as it gave it (section 2.24). */
+@ApiTags('integrations')
+@ApiBearerAuth()
+@ApiParam({ name: 'integrationName' })
+@Controller('v1/integrations/:integrationName/render')
+export class RenderController {
+  constructor(private readonly render: RenderService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ operationId: 'renderIntegrationUIWithPost', summary: 'Render a component (actions round-trip with the state)' })
+  @ApiOkResponse({ schema: publicSchema('ContentKitRenderOutput') })
+  async post(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Body() dto: RenderIntegrationDto): Promise<unknown> {
+    return this.render.render(user, name, dto);
+  }
+
+  @Get()
+  @Header('Cache-Control', 'private, no-store')
+  @ApiOperation({ operationId: 'renderIntegrationUIWithGet', summary: 'Render a component from an LZ-compressed request' })
+  @ApiOkResponse({ schema: publicSchema('ContentKitRenderOutput') })
+  async get(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: RenderQueryDto): Promise<unknown> {
+    return this.render.render(user, name, await this.render.decode(query.request));
+  }
+}

@@ -1,0 +1,224 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { readdir, readFile } from 'node:fs/promises';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import { AppConfig } from '../../../config/app-config';
+import type { TraceLog } from '../integration.read-model';
+import { WRAPPER_MODULE } from './script-wrapper';
+
+/** What a script answered (its HTTP response to the dispatcher) and what it printed. */
+export interface ScriptResult {
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+  logs: TraceLog[];
+}
+
+/** Why a call ended without an answer: the `message` goes to the event, the kind to tests and logs. */
+export class ScriptFailure extends Error {
+  constructor(
+    readonly kind: 'timeout' | 'memory' | 'too-large' | 'crashed' | 'threw',
+    message: string,
+    readonly logs: TraceLog[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface ScriptSource {
+  /** One instance per key: the integration id and version, so a republish starts a fresh instance. */
+  key: string;
+  script: string;
+}
+
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  requestBytes: number;
+  responseBytes: number;
+  maxInstances: number;
+}
+
+/** Pluggable `fetch` for the scripts (the guarded outbound client). */
+export type ScriptOutbound = (request: Request) => Promise<Response>;
+
+interface Instance {
+  key: string;
+  mf: Miniflare;
+  pid: number | undefined;
+  /** Calls run one at a time per instance: a stuck call is the only one the watchdog ends. */
+  queue: Promise<unknown>;
+  lastUsed: number;
+  disposed: boolean;
+}
+
+/**
+ * Runs integration scripts in workerd (through miniflare), never in the server's V8 context. Each
+ * integration gets its own workerd process, so a script that loops forever or allocates without
+ * bound stalls only itself: a watchdog ends the call after `timeoutMs` (or once the process's RSS
+ * passes `memoryBytes`, read from /proc) by killing that process; the next call starts a fresh one.
+ * At most `maxInstances` processes live at once (least recently used closed first).
+ */
+@Injectable()
+export class ScriptSandbox implements OnApplicationShutdown {
+  private readonly logger = new Logger('ScriptSandbox');
+  private readonly instances = new Map<string, Instance>();
+  private starting: Promise<unknown> = Promise.resolve();
+  private outbound: ScriptOutbound = () => Promise.resolve(new Response('outbound fetch is not configured', { status: 502 }));
+  readonly limits: SandboxLimits;
+
+  constructor(config: AppConfig) {
+    this.limits = config.integrations.sandbox;
+  }
+
+  /** Sets where the scripts' `fetch` goes (the integrations module passes the guarded client). */
+  useOutbound(outbound: ScriptOutbound): void {
+    this.outbound = outbound;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.instances.values()].map((instance) => this.dispose(instance)));
+  }
+
+  /** Instances alive now (for tests and the benchmark). */
+  get size(): number {
+    return this.instances.size;
+  }
+
+  /** Ends an integration's instance (on republish and unpublish). */
+  async evict(keyPrefix: string): Promise<void> {
+    await Promise.all([...this.instances.values()].filter((i) => i.key.startsWith(keyPrefix)).map((i) => this.dispose(i)));
+  }
+
+  /** POSTs `body` (a multipart form) to the script's `/v1` and returns its answer. */
+  async call(source: ScriptSource, body: Buffer, contentType: string): Promise<ScriptResult> {
+    if (body.length > this.limits.requestBytes) {
+      throw new ScriptFailure('too-large', `the request to the script is larger than ${this.limits.requestBytes} bytes`);
+    }
+    const instance = await this.instanceFor(source);
+    const run = instance.queue.then(() => this.dispatch(instance, body, contentType));
+    instance.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async dispatch(instance: Instance, body: Buffer, contentType: string): Promise<ScriptResult> {
+    if (instance.disposed) throw new ScriptFailure('crashed', 'the script instance was stopped');
+    instance.lastUsed = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let memoryTimer: NodeJS.Timeout | undefined;
+    const watchdog = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ScriptFailure('timeout', `the script did not answer within ${this.limits.timeoutMs} ms`)), this.limits.timeoutMs);
+      memoryTimer = setInterval(() => {
+        void this.rssOf(instance.pid).then((rss) => {
+          if (rss > this.limits.memoryBytes) {
+            reject(new ScriptFailure('memory', `the script used more than ${Math.round(this.limits.memoryBytes / 1048576)} MB of memory`));
+          }
+        });
+      }, 100);
+    });
+    try {
+      const response = await Promise.race([
+        instance.mf.dispatchFetch('http://integration.quire.internal/v1', { method: 'POST', body, headers: { 'content-type': contentType } }),
+        watchdog,
+      ]);
+      const text = await Promise.race([response.text(), watchdog]);
+      if (text.length > this.limits.responseBytes * 1.4) {
+        throw new ScriptFailure('too-large', `the script's answer is larger than ${this.limits.responseBytes} bytes`);
+      }
+      const envelope = JSON.parse(text) as { status?: number; headers?: [string, string][]; body?: string; logs: TraceLog[]; error?: string };
+      if (envelope.error !== undefined) throw new ScriptFailure('threw', `the script threw: ${envelope.error.slice(0, 2000)}`, envelope.logs);
+      const answer = Buffer.from(envelope.body ?? '', 'base64');
+      if (answer.length > this.limits.responseBytes) {
+        throw new ScriptFailure('too-large', `the script's answer is larger than ${this.limits.responseBytes} bytes`, envelope.logs);
+      }
+      return { status: envelope.status ?? 500, headers: envelope.headers ?? [], body: answer, logs: envelope.logs };
+    } catch (error) {
+      if (error instanceof ScriptFailure) {
+        if (error.kind === 'timeout' || error.kind === 'memory') {
+          this.logger.warn({ msg: 'script stopped by the watchdog', key: instance.key, reason: error.kind });
+          await this.dispose(instance);
+        }
+        throw error;
+      }
+      // workerd died or answered something that is not our envelope: start afresh next time.
+      await this.dispose(instance);
+      throw new ScriptFailure('crashed', `the script's runtime failed: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      clearInterval(memoryTimer);
+    }
+  }
+
+  private async instanceFor(source: ScriptSource): Promise<Instance> {
+    const existing = this.instances.get(source.key);
+    if (existing && !existing.disposed) return existing;
+    // Started one at a time, so the new workerd process is the one child we did not know before.
+    const started = this.starting.then(() => this.start(source));
+    this.starting = started.catch(() => undefined);
+    return started;
+  }
+
+  private async start(source: ScriptSource): Promise<Instance> {
+    const existing = this.instances.get(source.key);
+    if (existing && !existing.disposed) return existing;
+    while (this.instances.size >= this.limits.maxInstances) {
+      const oldest = [...this.instances.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      await this.dispose(oldest);
+    }
+    const before = new Set(await this.workerdChildren());
+    const mf = new Miniflare({
+      modulesRoot: '/integration',
+      modules: [
+        { type: 'ESModule', path: '/integration/main.mjs', contents: WRAPPER_MODULE },
+        { type: 'ESModule', path: '/integration/integration.mjs', contents: source.script.replace(/\/\/# sourceMappingURL=\S*\s*$/, '') },
+      ],
+      compatibilityDate: '2024-09-23',
+      cf: false,
+      log: new Log(LogLevel.ERROR),
+      outboundService: (request: unknown) => this.outbound(request as Request) as never,
+    });
+    try {
+      await mf.ready;
+    } catch (error) {
+      await mf.dispose().catch(() => undefined);
+      throw new ScriptFailure('crashed', `the script could not be loaded: ${(error as Error).message}`);
+    }
+    const pid = (await this.workerdChildren()).find((candidate) => !before.has(candidate));
+    const instance: Instance = { key: source.key, mf, pid, queue: Promise.resolve(), lastUsed: Date.now(), disposed: false };
+    this.instances.set(source.key, instance);
+    return instance;
+  }
+
+  private async dispose(instance: Instance): Promise<void> {
+    if (instance.disposed) return;
+    instance.disposed = true;
+    if (this.instances.get(instance.key) === instance) this.instances.delete(instance.key);
+    // dispose() asks workerd to stop; a process stuck in a loop may not listen, so kill it too.
+    if (instance.pid) {
+      try {
+        process.kill(instance.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await instance.mf.dispose().catch((error: unknown) => this.logger.debug({ msg: 'dispose failed', err: error }));
+  }
+
+  /** Pids of this process's workerd children (miniflare spawns one per instance). */
+  private async workerdChildren(): Promise<number[]> {
+    const pids: number[] = [];
+    for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+      if (match && match[1] === 'workerd' && Number(match[2]) === process.pid) pids.push(Number(entry));
+    }
+    return pids;
+  }
+
+  private async rssOf(pid: number | undefined): Promise<number> {
+    if (!pid) return 0;
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  }
+}
