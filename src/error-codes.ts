@@ -136,7 +136,6 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.import_bad_url': 400,
   'comment.not_found': 404,
   'comment.reply_not_found': 404,
-  'comment.change_request_not_found': 404,
   'comment.edit_forbidden': 403,
   'comment.resolve_forbidden': 403,
   'comment.delete_forbidden': 403,

@@ -123,6 +123,10 @@ describe('integrations: sample integrations built and published with the GitBook
         cookies: false,
       },
     ]);
+    // The site's published profile carries it (the sites module asks the SITE_SCRIPTS port).
+    const profile = await t.http.get(`/v1/orgs/${org.id}/sites/${siteId}/published`).set(...org.admin.auth);
+    expect(profile.status).toBe(200);
+    expect(profile.body.scripts).toEqual([{ script: scripts[0].script, contentSecurityPolicy: 'script-src https://tracker.example.com', cookies: false }]);
     const js = await fetch(scripts[0].script);
     expect(js.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(await js.text()).toBe(`window.quireTracker = { id: "T-42", site: "${siteId}" };`);

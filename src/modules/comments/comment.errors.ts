@@ -4,7 +4,6 @@ import { DomainError } from '../../common/errors/domain-error';
 export type CommentErrorCode =
   | 'comment.not_found'
   | 'comment.reply_not_found'
-  | 'comment.change_request_not_found'
   | 'comment.edit_forbidden'
   | 'comment.resolve_forbidden'
   | 'comment.delete_forbidden'

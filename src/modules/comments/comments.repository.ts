@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, SelectQueryBuilder } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
-import { ChangeRequest } from '../change-requests/change-request.entity';
 import { ContentDocument } from '../content/document.entity';
 import { RevisionPage } from '../content/revision-page.entity';
 import { MembersRepository } from '../members/members.repository';
@@ -31,15 +30,6 @@ export class CommentsRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly members: MembersRepository,
   ) {}
-
-  /**
-   * A change request of the space by id, or by its number in the space (section 4.1: the path's
-   * `changeRequestId` is either). The one lookup of this module: the change-requests module's resolver can replace it.
-   */
-  findChangeRequest(spaceId: string, ref: string, manager: EntityManager = this.dataSource.manager): Promise<ChangeRequest | null> {
-    if (/^[1-9][0-9]{0,8}$/.test(ref)) return manager.findOneBy(ChangeRequest, { spaceId, number: Number(ref) });
-    return manager.findOneBy(ChangeRequest, { spaceId, id: ref });
-  }
 
   /** Moves a change request's open-comment counter, in the comment write's transaction. */
   async countChangeRequestComments(changeRequestId: string, delta: number, manager: EntityManager): Promise<void> {

@@ -5,6 +5,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import type { SpaceAccess } from '../access/space-access.service';
 import type { MemberRow } from '../members/member.read-model';
+import { ChangeRequestsService } from '../change-requests/change-requests.service';
 import { SpaceUnitOfWork, SpaceWrite } from '../space-writes/space-unit-of-work';
 import type { Space } from '../space-model/space.entity';
 import type { User } from '../users/user.entity';
@@ -36,6 +37,7 @@ export class CommentsService {
   constructor(
     private readonly comments: CommentsRepository,
     private readonly unitOfWork: SpaceUnitOfWork,
+    private readonly changeRequests: ChangeRequestsService,
   ) {}
 
   async list(access: SpaceAccess, changeRequest: string | null, query: ListCommentsQueryDto): Promise<Page<CommentRow>> {
@@ -196,8 +198,7 @@ export class CommentsService {
   /** The space itself, or its change request `ref` (id or number): 404 when the space has no such change request. */
   private async scopeOf(space: Space, ref: string | null, em?: EntityManager): Promise<CommentScope> {
     if (ref === null) return { spaceId: space.id, changeRequestId: null, revisionId: space.revisionId };
-    const changeRequest = await this.comments.findChangeRequest(space.id, ref, em);
-    if (!changeRequest) throw commentError('comment.change_request_not_found', `Change request ${ref} not found in space ${space.id}`);
+    const changeRequest = await this.changeRequests.resolve(space.id, ref, em);
     return { spaceId: space.id, changeRequestId: changeRequest.id, revisionId: changeRequest.revision };
   }
 

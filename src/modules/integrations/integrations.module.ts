@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { SITE_SCRIPTS } from '../sites/site-scripts.port';
 import { APP_GUARD } from '@nestjs/core';
 import { ScriptScopeGuard } from './script-auth/script-scope.guard';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -34,6 +35,8 @@ import { RenderService } from './render.service';
 import { ScriptDispatcher } from './runtime/script-dispatcher';
 import { ScriptSandbox } from './runtime/script-sandbox';
 
+/** Global only to provide the sites module's `SITE_SCRIPTS` port (sites cannot import this module). */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forFeature([
@@ -67,7 +70,8 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     PublishedScriptsService,
     SpaceIntegrationsService,
     { provide: APP_GUARD, useClass: ScriptScopeGuard },
+    { provide: SITE_SCRIPTS, useExisting: PublishedScriptsService },
   ],
-  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService, SITE_SCRIPTS],
 })
 export class IntegrationsModule {}

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -21,6 +21,7 @@ import { siteError } from './site.errors';
 import { Site } from './site.entity';
 import type { SiteRow, SiteView, StructureRow } from './site.read-model';
 import { SitesRepository } from './sites.repository';
+import { SITE_SCRIPTS, type SiteScriptsSource } from './site-scripts.port';
 
 export interface AdaptiveSchemaRow {
   jsonSchema: JsonObject;
@@ -44,6 +45,7 @@ export class SitesService {
     private readonly structure: SiteStructureService,
     private readonly access: SpaceAccessService,
     private readonly spaces: SpacesService,
+    @Optional() @Inject(SITE_SCRIPTS) private readonly siteScripts?: SiteScriptsSource,
   ) {}
 
   list(caller: Membership, query: ListSitesQueryDto): Promise<Page<SiteRow>> {
@@ -283,8 +285,12 @@ export class SitesService {
         site: siteCustomization(row.site),
         siteSpaces: Object.fromEntries(siteSpaceIds.map((id) => [id, siteSpaceCustomization(row.site, overrides.get(id) ?? null)])),
       },
-      // Integrations are not installed on sites yet: no scripts.
-      scripts: [],
+      scripts:
+        (await this.siteScripts?.scriptsOf('site', siteId))?.map(({ script, contentSecurityPolicy, cookies }) => ({
+          script,
+          contentSecurityPolicy,
+          cookies,
+        })) ?? [],
     };
     return this.structure.view(user, row.site, value, shown, shareKey);
   }
