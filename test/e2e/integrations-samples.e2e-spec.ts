@@ -3,8 +3,9 @@ import { freePort } from '../../src/common/free-port';
 import { newId } from '../../src/common/ids';
 import { PublishedScriptsService } from '../../src/modules/integrations/published-scripts.service';
 import { createOrganization, OrgFixture } from '../support/builders';
-import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { ensureGitbookCli, gitbook, gitbookUntil, installCloudflaredStandIn } from '../support/integration-cli';
+import { siteEvent } from '../support/insights-builders';
 import { eventsOfType, receiver, waitForEvent } from '../support/integration-fixtures';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -127,6 +128,22 @@ describe('integrations: sample integrations built and published with the GitBook
     const profile = await t.http.get(`/v1/orgs/${org.id}/sites/${siteId}/published`).set(...org.admin.auth);
     expect(profile.status).toBe(200);
     expect(profile.body.scripts).toEqual([{ script: scripts[0].script, contentSecurityPolicy: 'script-src https://tracker.example.com', cookies: false }]);
+    // A page view the site records becomes a `site_view` event for the installation (public shape).
+    const viewed = await t.http
+      .post(`/v1/orgs/${org.id}/sites/${siteId}/insights/events`)
+      .set(...org.admin.auth)
+      .send({ events: [siteEvent({ path: '/guide', page: 'page-7', referrer: 'https://ref.example/' }), siteEvent({ type: 'search_open' })] });
+    expect(viewed.status).toBe(204);
+    const views = await eventsOfType(t, org.admin, 'quire-site-script', 'site_view');
+    expect(views).toHaveLength(1);
+    expectPublicSchema(views[0].payload, 'SiteViewEvent');
+    expect(views[0].payload).toMatchObject({
+      installationId,
+      siteId,
+      pageId: 'page-7',
+      url: 'https://docs.example.com/guide',
+      referrer: 'https://ref.example/',
+    });
     const js = await fetch(scripts[0].script);
     expect(js.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(await js.text()).toBe(`window.quireTracker = { id: "T-42", site: "${siteId}" };`);

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
@@ -8,11 +8,12 @@ import type { Membership } from '../organizations/membership.entity';
 import type { Site } from '../sites/site.entity';
 import type { AggregateEventsDto } from './dto/aggregate-events.dto';
 import type { TrackEventsBody } from './dto/track-events.dto';
-import { parseEvents } from './insights-event.parser';
+import { pageViewsOf, parseEvents } from './insights-event.parser';
 import { compileAggregate, CompiledAggregate } from './insights-query.compiler';
 import { insightsError } from './insights.errors';
 import type { AggregateColumn, InsightEventRow, VisitorSegmentRow } from './insights.read-model';
 import { InsightsRepository } from './insights.repository';
+import { SITE_VIEWS, type SiteViewsListener } from './site-views.port';
 
 const SEGMENTS_LIST = 'insights-visitor-segments:claims:asc';
 
@@ -22,13 +23,22 @@ export class InsightsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: InsightsRepository,
+    @Optional() @Inject(SITE_VIEWS) private readonly siteViews?: SiteViewsListener,
   ) {}
 
   /** Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows. */
   async track(caller: Membership, siteId: string, body: TrackEventsBody, now = new Date()): Promise<InsightEventRow[]> {
     const site = await this.site(caller, siteId);
     const rows = parseEvents(body.events, now);
-    await this.record(site.id, rows);
+    const views = pageViewsOf(rows);
+    if (views.length === 0 || !this.siteViews) await this.record(site.id, rows);
+    else {
+      // The page views' `site_view` deliveries are queued with the batch, or not at all.
+      await this.dataSource.transaction(async (em) => {
+        await this.repository.insertBatch(em, site.id, rows);
+        await this.siteViews?.viewed(site, views, em);
+      });
+    }
     return rows;
   }
 

@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { SITE_VIEWS } from '../insights/site-views.port';
 import { SITE_SCRIPTS } from '../sites/site-scripts.port';
+import { SiteViewListener } from './site-view.listener';
 import { APP_GUARD } from '@nestjs/core';
 import { ScriptScopeGuard } from './script-auth/script-scope.guard';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -35,7 +37,7 @@ import { RenderService } from './render.service';
 import { ScriptDispatcher } from './runtime/script-dispatcher';
 import { ScriptSandbox } from './runtime/script-sandbox';
 
-/** Global only to provide the sites module's `SITE_SCRIPTS` port (sites cannot import this module). */
+/** Global only to provide the ports of modules below it: sites' `SITE_SCRIPTS` and insights' `SITE_VIEWS` (neither can import this module). */
 @Global()
 @Module({
   imports: [
@@ -71,7 +73,8 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     SpaceIntegrationsService,
     { provide: APP_GUARD, useClass: ScriptScopeGuard },
     { provide: SITE_SCRIPTS, useExisting: PublishedScriptsService },
+    { provide: SITE_VIEWS, useClass: SiteViewListener },
   ],
-  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService, SITE_SCRIPTS],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService, SITE_SCRIPTS, SITE_VIEWS],
 })
 export class IntegrationsModule {}

@@ -1,0 +1,13 @@
+import type { EntityManager } from 'typeorm';
+import type { InsightEventRow } from './insights.read-model';
+
+/**
+ * Who hears of a site's page views (integrations deliver `site_view` to the installations on the
+ * site). Called in the transaction that stores the batch, so what it queues commits with the events.
+ * The integrations module provides it; insights cannot import integrations, hence the token.
+ */
+export const SITE_VIEWS = Symbol('SITE_VIEWS');
+
+export interface SiteViewsListener {
+  viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager): Promise<void>;
+}
