@@ -96,6 +96,7 @@ describe('sites', () => {
       ['an unknown visibility', { visibility: 'private' }, /visibility/],
       ['an unknown type', { type: 'gold' }, /type/],
       ['a null title', { title: null }, /title/],
+      ['a null basename (not nullable in the description)', { basename: null }, /basename/],
       ['spaces that are not ids', { spaces: ['a b'] }, /spaces/],
     ])('refuses %s with 400', async (_case, body, field) => {
       const org = await createOrganization(t);
@@ -226,7 +227,7 @@ describe('sites', () => {
       },
     });
 
-    it('changes title, visibility, basename, hostname, adaptive content, agents context and proxy; null removes', async () => {
+    it('changes title, visibility, basename, hostname, adaptive content, agents context and proxy; null removes the proxy and the hostname', async () => {
       const org = await createOrganization(t);
       const site = await createSite(t, org);
       const res = await t.http
@@ -256,11 +257,11 @@ describe('sites', () => {
       const cleared = await t.http
         .patch(sitePath(org, site.id))
         .set(...org.admin.auth)
-        .send({ proxy: null, hostname: null, basename: null })
+        .send({ proxy: null, hostname: null })
         .expect(200);
       expect(cleared.body.proxy).toBeUndefined();
       expect(cleared.body.hostname).toBeUndefined();
-      expect(cleared.body.basename).toBeUndefined();
+      expect(cleared.body.basename).toBe('api');
       expect(cleared.body.title).toBe('Renamed');
     });
 
@@ -273,6 +274,7 @@ describe('sites', () => {
       ['an upper-case hostname', { hostname: 'Docs.Example.com' }, /hostname/],
       ['a hostname label ending with a dash', { hostname: 'docs-.example.com' }, /hostname/],
       ['a null title', { title: null }, /title/],
+      ['a null basename (not nullable in the description)', { basename: null }, /basename/],
       ['a null visibility', { visibility: null }, /visibility/],
       ['a null adaptiveContent', { adaptiveContent: null }, /adaptiveContent/],
       ['adaptiveContent without enabled', { adaptiveContent: {} }, /enabled/],

@@ -82,12 +82,12 @@ export class UpdateSiteDto {
   @IsIn(SITE_VISIBILITIES)
   visibility?: SiteVisibility;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 100, nullable: true, description: 'null removes it' })
-  @Nullable()
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100 })
+  @Optional()
   @IsString()
   @Length(1, 100)
   @Matches(/^[\w-]+$/, { message: 'must be letters, digits, _ or -' })
-  basename?: string | null;
+  basename?: string;
 
   @ApiPropertyOptional({ maxLength: 512, pattern: HOSTNAME_PATTERN.source, nullable: true, description: 'Custom hostname; null removes it' })
   @Nullable()
