@@ -1,18 +1,11 @@
+import { startBenchApp } from './in-process';
 /* Comments benchmarks: posting, reacting, and listing a space of 10k comments (with replies and reactions).
  * Standalone: `npm run -s build && node -r @swc-node/register bench/comments.bench.ts`. Uses DATABASE_URL
  * (default: the machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback. */
-import { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
 import { documentPage, RevisionWriter } from '../src/modules/content/revision-writer';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEEDED = Number(process.env.BENCH_COMMENTS ?? 10_000);
@@ -40,23 +33,10 @@ async function timed(count: number, send: (i: number) => Promise<Response>): Pro
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startBenchApp({});
+  const { app, base, user, headers, membership } = bench;
   const lines: string[] = [];
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { membership } = await app.get(OrganizationsService).create(user, { title: 'Bench Org' });
     const { space } = await app.get(SpacesService).create(user, membership, { title: 'Discussed' });
     const writer = app.get(RevisionWriter);
     const pages = Array.from({ length: 20 }, (_, i) =>
@@ -128,8 +108,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`\nComments benchmarks (loopback, one process, sequential requests)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`);
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 

@@ -1,22 +1,15 @@
+import { startBenchApp } from './in-process';
 /* Content benchmarks (issue 18's table): website import, search at 1k and 100k pages (and their
  * ratio), writing a 100k-page revision, a page read at 100 and 10k pages, GET /content at 1k and
  * 10k pages (time against a plain SELECT of the same rows, and the server's memory while it streams).
  * Standalone: `node -r @swc-node/register bench/content.bench.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback.
  * BENCH_LARGE_PAGES (default 100000) sizes the large space, BENCH_SEARCHES the searches per row. */
-import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
 import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
 import type { User } from '../src/modules/users/user.entity';
-import { createTestDatabase } from '../test/support/database';
 import { generatedSite, serveWebsite } from '../test/support/website-fixture';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -123,26 +116,10 @@ async function generatePages(writes: SpaceUnitOfWork, writer: RevisionWriter, us
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    OUTBOUND_ALLOW_PRIVATE: 'true',
-    IMPORT_MAX_PAGES: '100000',
-    // The measured requests come from one address and one token: keep the limits out of the figures.
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startBenchApp({ OUTBOUND_ALLOW_PRIVATE: 'true', IMPORT_MAX_PAGES: '100000' });
+  const { app, base, user, headers, membership, config, databaseUrl } = bench;
   const lines: string[] = [];
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { membership } = await app.get(OrganizationsService).create(user, { title: 'Bench Org' });
     const newSpace = async (title: string) => (await app.get(SpacesService).create(user, membership, { title })).space;
 
     // 1. Import of a generated local site.
@@ -205,7 +182,7 @@ async function main(): Promise<void> {
       const reads = [];
       for (let i = 0; i < 5; i++) reads.push(await streamedRead(`${base}/v1/spaces/${space.id}/content`, headers));
       const selects = [];
-      for (let i = 0; i < 5; i++) selects.push(await selectRows(database.url, space.id));
+      for (let i = 0; i < 5; i++) selects.push(await selectRows(databaseUrl, space.id));
       const ms = median(reads.map((read) => read.ms));
       const selectMs = median(selects);
       lines.push(
@@ -217,8 +194,7 @@ async function main(): Promise<void> {
       `\nContent benchmarks (loopback, one process, ${SEARCHES} searches per row, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`,
     );
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 

@@ -1,18 +1,11 @@
+import { startBenchApp } from './in-process';
 /* Integrations benchmarks: render latency (cold: a fresh workerd instance; warm), events delivered per
  * second to a trivial script, and the server's memory with 50 published integrations.
  * Standalone: `npm run -s build && node -r @swc-node/register bench/integrations.bench.ts`. Uses
  * DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own database. */
-import { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
 import { EventsService } from '../src/modules/integrations/events.service';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const WARM = Number(process.env.BENCH_RENDERS ?? 100);
@@ -36,24 +29,10 @@ const ms = (n: number) => Math.round(n * 10) / 10;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-    JOBS_POLL_INTERVAL_MS: '500',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startBenchApp({ JOBS_POLL_INTERVAL_MS: '500' });
+  const { app, base, user, headers, organization, membership } = bench;
   const lines: string[] = [];
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { organization, membership } = await app.get(OrganizationsService).create(user, { title: 'Bench Org' });
     const { space } = await app.get(SpacesService).create(user, membership, { title: 'Bench space' });
     const post = async (path: string, body: object) => {
       const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -118,8 +97,7 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`\nIntegrations benchmarks (loopback, one process)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`);
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 

@@ -1,15 +1,8 @@
+import { startBenchApp } from './in-process';
 /* Sites benchmarks: the structure, published profile and lists of a large site, and a sort.
  * Standalone: `node -r @swc-node/register bench/sites.bench.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback. */
-import { AddressInfo } from 'node:net';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECTIONS = Number(process.env.BENCH_SITE_SECTIONS ?? 50);
@@ -37,24 +30,10 @@ async function timed(count: number, send: (i: number) => Promise<Response>): Pro
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    APP_URL: 'http://app.bench',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startBenchApp({ APP_URL: 'http://app.bench' });
+  const { app, base, user, headers, organization, membership } = bench;
   const lines: string[] = [];
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { organization, membership } = await app.get(OrganizationsService).create(user, { title: 'Bench Org' });
     const sites = `${base}/v1/orgs/${organization.id}/sites`;
     const call = async (method: string, url: string, body?: object) => {
       const res = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
@@ -108,8 +87,7 @@ async function main(): Promise<void> {
       `\nSites benchmarks (loopback, one process, ${REQUESTS} sequential requests per row)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`,
     );
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 
