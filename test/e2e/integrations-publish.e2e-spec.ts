@@ -14,7 +14,7 @@ describe('integrations: publish, discover, unpublish', () => {
 
   beforeAll(async () => {
     ensureGitbookCli();
-    t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true' });
+    t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
     await t.app.listen(0, '127.0.0.1');
     endpoint = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     org = await createOrganization(t);

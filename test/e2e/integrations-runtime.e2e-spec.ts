@@ -37,6 +37,7 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
       OUTBOUND_ALLOW_PRIVATE: 'true',
       INTEGRATION_SCRIPT_TIMEOUT_MS: '3000',
       INTEGRATION_SCRIPT_MEMORY_MB: '200',
+      JOBS_ENABLED: 'true',
     });
     await t.app.listen(port, '127.0.0.1');
     org = await createOrganization(t);

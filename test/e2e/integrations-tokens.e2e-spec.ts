@@ -50,7 +50,7 @@ describe('integrations: script tokens, scoped to the installation and the manife
   beforeAll(async () => {
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true' });
+    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
     await t.app.listen(port, '127.0.0.1');
     // The same admin administers both organizations: the token must still not reach the other one.
     org = await createOrganization(t);

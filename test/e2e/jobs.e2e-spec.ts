@@ -36,7 +36,7 @@ interface JobRow {
 
 describe('job queue (pg-boss)', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await createTestApp()));
+  beforeAll(async () => (t = await createTestApp({ JOBS_ENABLED: 'true' })));
   afterAll(() => t.close());
 
   const jobRow = async (id: string): Promise<JobRow | undefined> =>
@@ -68,7 +68,7 @@ describe('job queue (pg-boss)', () => {
 
   it('shows queue depth and outcomes on /metrics', async () => {
     const token = 'metrics-token-jobs-0123456789';
-    const app = await createTestApp({ METRICS_TOKEN: token });
+    const app = await createTestApp({ METRICS_TOKEN: token, JOBS_ENABLED: 'true' });
     try {
       const jobs = app.app.get(JobsService);
       const ok = testJob<{ n: number }>();
@@ -111,7 +111,7 @@ describe('job queue (pg-boss)', () => {
   it('retries a failing job with growing delays, then moves it to the dead-letter queue, logging each failure without the payload', async () => {
     let logs = '';
     const destination = new Writable({ write: (chunk, _encoding, next) => ((logs += chunk.toString()), next()) });
-    const app = await createTestApp({ LOG_LEVEL: 'info' }, destination);
+    const app = await createTestApp({ LOG_LEVEL: 'info', JOBS_ENABLED: 'true' }, destination);
     try {
       const job = testJob<{ secret: string }>({ retryLimit: 2, retryDelaySeconds: 1, retryBackoff: true });
       const jobs = app.app.get(JobsService);
@@ -191,7 +191,7 @@ describe('job queue (pg-boss)', () => {
   });
 
   it('lets two replicas share a queue: each job runs exactly once, and both replicas work', async () => {
-    const second = await createTestApp();
+    const second = await createTestApp({ JOBS_ENABLED: 'true' });
     try {
       // One worker per replica, and the first job waits until a second one runs: only the other replica can take it.
       const job = testJob<{ n: number }>({ concurrency: 1 });
@@ -238,7 +238,7 @@ describe('job queue (pg-boss)', () => {
     expect(await stateOf(id)).toBe('created');
 
     const calls: number[] = [];
-    const worker = await createTestApp();
+    const worker = await createTestApp({ JOBS_ENABLED: 'true' });
     try {
       await worker.app.get(JobsService).register(job, async ({ n }) => void calls.push(n));
       await waitFor(
@@ -254,7 +254,7 @@ describe('job queue (pg-boss)', () => {
 
   it('lets a running job finish before the app closes', async () => {
     const job = testJob<{ n: number }>();
-    const app = await createTestApp();
+    const app = await createTestApp({ JOBS_ENABLED: 'true' });
     const events: string[] = [];
     let closed: Promise<unknown> | undefined;
     try {

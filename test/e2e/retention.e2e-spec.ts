@@ -18,7 +18,7 @@ const PURGE_LOCK = 0x717569_21;
 
 describe('retention of deleted spaces', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await createTestApp()));
+  beforeAll(async () => (t = await createTestApp({ JOBS_ENABLED: 'true' })));
   afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
@@ -168,7 +168,7 @@ describe('retention of deleted spaces', () => {
   });
 
   it('follows SPACE_RETENTION_DAYS', async () => {
-    const short = await createTestApp({ SPACE_RETENTION_DAYS: '1' });
+    const short = await createTestApp({ SPACE_RETENTION_DAYS: '1', JOBS_ENABLED: 'true' });
     try {
       const org = await createOrganization(short);
       const space = await createSpace(short, org);

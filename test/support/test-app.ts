@@ -34,7 +34,10 @@ export async function createTestApp(
     RATE_LIMIT_PER_ADDRESS: '1000000',
     RATE_LIMIT_PER_TOKEN: '1000000',
     AUTH_FAILURE_LIMIT: '1000000',
-    // Job workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
+    // No job workers unless the suite asks (`JOBS_ENABLED: 'true'`): a worker of a suite's app still
+    // running a job after the app closed would fail in the next suite's time. Queues are still created
+    // and jobs still sent. Workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
+    JOBS_ENABLED: 'false',
     JOBS_POLL_INTERVAL_MS: '500',
     ...env,
   });
