@@ -5,7 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import { openApiError } from '../openapi-spec.errors';
 import type { LoadedSpec } from '../openapi-spec.read-model';
 import { contentHash, fileUrl, findRefs, parseSpecText, SpecDocumentError, SpecFile, SpecFormat, splitRef, toPointer } from './spec-documents';
-import { SpecValidator } from './spec-validator';
+import { SpecWorkers } from './spec-workers';
 
 /** The key a text source's hash is computed under (its filesystem key depends on the format, found by parsing). */
 const TEXT_KEY = 'source.text';
@@ -35,7 +35,7 @@ export class SpecLoader {
   constructor(
     private readonly outbound: OutboundHttpClient,
     private readonly config: AppConfig,
-    private readonly validator: SpecValidator,
+    private readonly validator: SpecWorkers,
   ) {}
 
   /**
