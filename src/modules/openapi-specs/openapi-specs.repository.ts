@@ -52,14 +52,11 @@ export class OpenApiSpecsRepository {
 
   /** Stores a content unless the same content is stored already (content-addressed). */
   async storeContent(loaded: LoadedSpec, manager: EntityManager): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OpenApiSpecContent)
-      // jsonb: TypeORM's deep-partial type cannot express an arbitrary JSON object.
-      .values({ hash: loaded.hash, format: loaded.format, rawText: loaded.rawText, filesystem: loaded.filesystem as never, size: loaded.size })
-      .orIgnore()
-      .execute();
+    // The filesystem arrives as JSON text and Postgres parses it: no 5 MB stringify on the event loop.
+    await manager.query(
+      `INSERT INTO openapi_spec_contents (hash, format, raw_text, filesystem, size) VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT (hash) DO NOTHING`,
+      [loaded.hash, loaded.format, loaded.rawText, loaded.filesystem, loaded.size],
+    );
   }
 
   async insertVersion(version: Pick<OpenApiSpecVersion, 'id' | 'specId' | 'contentHash' | 'sourceUrl'>, manager: EntityManager): Promise<OpenApiSpecVersion> {

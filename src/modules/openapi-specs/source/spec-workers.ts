@@ -4,7 +4,7 @@ import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { OpenApiRenderProps } from '../render/openapi-markdown';
 import { SourceFile, SpecDocumentError } from './spec-documents';
-import type { SpecJob, SpecJobAnswer } from './spec.worker';
+import type { ParsedSpecFile, SpecJob, SpecJobAnswer } from './spec.worker';
 
 /** A job running longer than this is stopped (its worker restarted) and refused. */
 export const SPEC_JOB_TIMEOUT_MS = 60_000;
@@ -16,7 +16,7 @@ const WORKER_HEAP_MB = 2048;
  */
 export const SPEC_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
-type JobBody = { kind: 'validate'; files: SourceFile[] } | { kind: 'render'; filesystem: string; props: OpenApiRenderProps };
+type JobBody = SpecJob;
 
 interface Job {
   body: JobBody;
@@ -31,7 +31,8 @@ interface Running {
 }
 
 /**
- * The OpenAPI module's CPU work, off the server's event loop: validating a source (parse, `$ref`
+ * The OpenAPI module's CPU work, off the server's event loop: parsing a source's files (a 5 MB
+ * YAML takes seconds), validating a source (parse, `$ref`
  * checks, the parser's validation: seconds for a 5 MB document) and rendering a computed page
  * (parsing the stored filesystem and generating its markdown: 1.5–3 s for a 5 MB spec). On the
  * main thread either would stall every other request of the replica.
@@ -46,6 +47,12 @@ export class SpecWorkers implements OnApplicationShutdown {
   private readonly running: Running[] = [];
   private readonly queue: Job[] = [];
   private closed = false;
+
+  /** Parses one file (JSON or YAML) and finds its `$ref`s; rejects with a SpecDocumentError when it does not parse. */
+  async parse(text: string, name: string): Promise<ParsedSpecFile> {
+    const answer = await this.run({ kind: 'parse', text, name });
+    return answer.parsed as ParsedSpecFile;
+  }
 
   /** Resolves when the files form a valid specification; rejects with a SpecDocumentError naming the problem. */
   async validate(files: SourceFile[]): Promise<void> {
