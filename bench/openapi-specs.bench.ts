@@ -38,8 +38,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     MIGRATIONS_RUN: 'false',
     OUTBOUND_ALLOW_PRIVATE: 'true',
-    // A 5 MB text source needs a body that large; the URL source does not.
-    BODY_LIMIT: '8mb',
+    // No BODY_LIMIT: the spec source routes take 2 × OPENAPI_MAX_BYTES, so a 5 MB text fits.
     RATE_LIMIT_PER_ADDRESS: '0',
     RATE_LIMIT_PER_TOKEN: '0',
   });
