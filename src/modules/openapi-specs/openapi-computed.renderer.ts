@@ -74,17 +74,30 @@ export class OpenApiComputedRenderer implements ComputedContentRenderer {
       }
       let running = this.inFlight.get(key);
       if (!running) {
-        running = this.renderOne(key, texts.get(hash) ?? '{}', (page.computed.props ?? {}) as OpenApiRenderProps);
+        // Not fetched above when another read was rendering it then (and failed since): fetch it now.
+        const text = texts.get(hash) ?? (await this.specs.filesystemTexts([hash])).get(hash);
+        // Deleted meanwhile (with the last version using it): nothing to show, and nothing cached.
+        if (text === undefined) {
+          rendered.set(page.pageId, Promise.resolve(''));
+          continue;
+        }
+        running = this.inFlight.get(key) ?? this.cachedOrRender(key, text, (page.computed.props ?? {}) as OpenApiRenderProps);
         this.inFlight.set(key, running);
+        // Handled here too: a failure must not go unhandled while this loop awaits another fetch (Promise.all below reports it).
+        running.catch(() => undefined);
       }
       rendered.set(page.pageId, running);
     }
-    for (const [pageId, body] of rendered) bodies.set(pageId, await body);
+    const entries = [...rendered];
+    const answers = await Promise.all(entries.map(([, body]) => body));
+    entries.forEach(([pageId], index) => bodies.set(pageId, answers[index]));
     return bodies;
   }
 
-  private async renderOne(key: string, filesystem: string, props: OpenApiRenderProps): Promise<string> {
+  private async cachedOrRender(key: string, filesystem: string, props: OpenApiRenderProps): Promise<string> {
     try {
+      const cached = this.cache.get(key);
+      if (cached !== undefined) return cached;
       const body = await this.workers.render(filesystem, props);
       this.remember(key, body);
       return body;
@@ -94,7 +107,7 @@ export class OpenApiComputedRenderer implements ComputedContentRenderer {
   }
 
   private remember(key: string, body: string): void {
-    if (body.length > CACHE_CHARS) return;
+    if (body.length > CACHE_CHARS || this.cache.has(key)) return;
     this.cache.set(key, body);
     this.cachedChars += body.length;
     while (this.cache.size > CACHE_ENTRIES || this.cachedChars > CACHE_CHARS) {
