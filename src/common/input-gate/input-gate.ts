@@ -1,5 +1,6 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { raw } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { findJsonShapeProblem, findNulCharacter, JsonShapeLimits } from './json-shape';
@@ -25,6 +26,10 @@ import { findUrlTextProblem } from './url-text';
  */
 export function useInputGate(app: NestExpressApplication, config: AppConfig): void {
   app.use(checkUrlAndMediaType);
+  // Spec sources first: their limit follows OPENAPI_MAX_BYTES, not BODY_LIMIT. A body read here is
+  // marked read, and the parser below leaves it alone.
+  const specBody = raw({ limit: specSourceBodyLimit(config.openapi.maxBytes), type: () => true });
+  app.use((req: Request, res: Response, next: NextFunction) => (takesSpecSource(req) ? specBody(req, res, next) : next()));
   app.useBodyParser('raw', { limit: config.bodyLimit, type: () => true });
   app.use(parseJsonBody(config.input));
 }
@@ -43,6 +48,27 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
  */
 const RAW_BODY_PATH = /^\/v1\/integrations\/[a-zA-Z0-9-_.]+\/(?:installations\/[^/?]+\/)?public(?:[/?]|$)/;
 const takesRawBody = (req: Request) => RAW_BODY_PATH.test(req.originalUrl ?? req.url);
+
+/**
+ * The routes that take an OpenAPI specification's text (`createOpenAPISpec` POST `/v1/orgs/{id}/openapi`,
+ * `createOrUpdateOpenAPISpecBySlug` PUT `/v1/orgs/{id}/openapi/{specSlug}`): a spec of OPENAPI_MAX_BYTES
+ * is allowed as text, which BODY_LIMIT (1 MB by default) would refuse. Every other check stays.
+ */
+const SPEC_CREATE_PATH = /^\/v1\/orgs\/[^/?]+\/openapi\/?(?:\?|$)/;
+const SPEC_PUT_PATH = /^\/v1\/orgs\/[^/?]+\/openapi\/[^/?]+\/?(?:\?|$)/;
+function takesSpecSource(req: Request): boolean {
+  const url = req.originalUrl ?? req.url;
+  return (req.method === 'POST' && SPEC_CREATE_PATH.test(url)) || (req.method === 'PUT' && SPEC_PUT_PATH.test(url));
+}
+
+/**
+ * Body limit of the spec source routes, in bytes: room for a text of OPENAPI_MAX_BYTES written as a
+ * JSON string (every newline or quote escaped doubles its byte, so twice), plus 64 KiB for the rest.
+ * The text itself is then held to OPENAPI_MAX_BYTES by the module (400).
+ */
+export function specSourceBodyLimit(openApiMaxBytes: number): number {
+  return 2 * openApiMaxBytes + 64 * 1024;
+}
 
 /** Why a Content-Type is not JSON in UTF-8, or undefined when it is. */
 function mediaTypeProblem(header: string | undefined): string | undefined {

@@ -18,13 +18,14 @@ export interface LoadedSpec {
   hash: string;
   format: 'json' | 'yaml';
   rawText: string;
-  filesystem: OpenApiFilesystem;
+  /** The filesystem (file key → parsed document) as JSON text: built in the workers, parsed into jsonb by Postgres. */
+  filesystem: string;
   size: number;
   /** The URL the entry file was fetched from (after redirects); null for text. */
   sourceUrl: string | null;
   /**
    * True when a content with this hash is stored already (it was validated then): nothing was
-   * validated again, `filesystem` is left empty and nothing needs storing.
+   * validated again, `filesystem` is left empty (`{}`) and nothing needs storing.
    */
   known: boolean;
 }

@@ -12,7 +12,7 @@ import { OpenApiSpecContent } from './openapi-spec-content.entity';
 import { OpenApiSpecVersion } from './openapi-spec-version.entity';
 import { OpenApiSpec } from './openapi-spec.entity';
 import { SpecLoader } from './source/spec-loader';
-import { SpecValidator } from './source/spec-validator';
+import { SpecWorkers } from './source/spec-workers';
 
 /**
  * OpenAPI specifications (issue 16). Global only to provide content's computed-page port
@@ -27,7 +27,7 @@ import { SpecValidator } from './source/spec-validator';
     OpenApiSpecsRepository,
     OpenApiSpecsService,
     SpecLoader,
-    SpecValidator,
+    SpecWorkers,
     OpenApiComputedRenderer,
     { provide: COMPUTED_CONTENT_RENDERER, useExisting: OpenApiComputedRenderer },
   ],

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
-import { OpenApiFilesystem, OpenApiSpecContent } from './openapi-spec-content.entity';
+import { OpenApiSpecContent } from './openapi-spec-content.entity';
 import { OpenApiSpecVersion } from './openapi-spec-version.entity';
 import { OpenApiSpec } from './openapi-spec.entity';
 import type { LoadedSpec } from './openapi-spec.read-model';
@@ -52,14 +52,11 @@ export class OpenApiSpecsRepository {
 
   /** Stores a content unless the same content is stored already (content-addressed). */
   async storeContent(loaded: LoadedSpec, manager: EntityManager): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OpenApiSpecContent)
-      // jsonb: TypeORM's deep-partial type cannot express an arbitrary JSON object.
-      .values({ hash: loaded.hash, format: loaded.format, rawText: loaded.rawText, filesystem: loaded.filesystem as never, size: loaded.size })
-      .orIgnore()
-      .execute();
+    // The filesystem arrives as JSON text and Postgres parses it: no 5 MB stringify on the event loop.
+    await manager.query(
+      `INSERT INTO openapi_spec_contents (hash, format, raw_text, filesystem, size) VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT (hash) DO NOTHING`,
+      [loaded.hash, loaded.format, loaded.rawText, loaded.filesystem, loaded.size],
+    );
   }
 
   async insertVersion(version: Pick<OpenApiSpecVersion, 'id' | 'specId' | 'contentHash' | 'sourceUrl'>, manager: EntityManager): Promise<OpenApiSpecVersion> {
@@ -91,9 +88,16 @@ export class OpenApiSpecsRepository {
   }
 
   /** The parsed files of several contents at once. */
-  async filesystems(hashes: string[]): Promise<Map<string, OpenApiFilesystem>> {
+  /**
+   * The stored filesystems of these contents as JSON text (hash → text), for the render worker to
+   * parse: Postgres writes the text, so a 5 MB document is not parsed on the event loop.
+   */
+  async filesystemTexts(hashes: string[]): Promise<Map<string, string>> {
     if (hashes.length === 0) return new Map();
-    const rows = await this.dataSource.manager.find(OpenApiSpecContent, { where: { hash: In(hashes) }, select: { hash: true, filesystem: true } });
+    const rows: { hash: string; filesystem: string }[] = await this.dataSource.query(
+      `SELECT hash, filesystem::text AS filesystem FROM openapi_spec_contents WHERE hash = ANY($1::text[])`,
+      [hashes],
+    );
     return new Map(rows.map((row) => [row.hash, row.filesystem]));
   }
 

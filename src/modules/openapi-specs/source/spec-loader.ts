@@ -4,8 +4,9 @@ import { OutboundHttpClient } from '../../../common/outbound/outbound-http.clien
 import { AppConfig } from '../../../config/app-config';
 import { openApiError } from '../openapi-spec.errors';
 import type { LoadedSpec } from '../openapi-spec.read-model';
-import { contentHash, fileUrl, findRefs, parseSpecText, SpecDocumentError, SpecFile, SpecFormat, splitRef, toPointer } from './spec-documents';
-import { SpecValidator } from './spec-validator';
+import { contentHash, fileUrl, SpecDocumentError, splitRef, toPointer } from './spec-documents';
+import { SpecWorkers } from './spec-workers';
+import type { ParsedSpecFile } from './spec.worker';
 
 /** The key a text source's hash is computed under (its filesystem key depends on the format, found by parsing). */
 const TEXT_KEY = 'source.text';
@@ -18,11 +19,17 @@ function guessFormat(text: string): 'json' | 'yaml' {
 
 const ACCEPT = 'application/json, application/yaml, application/x-yaml, text/yaml, text/plain;q=0.9, */*;q=0.5';
 
-interface FetchedFile extends SpecFile {
+interface FetchedFile {
+  key: string;
   url: string;
   text: string;
-  format: SpecFormat;
+  parsed: ParsedSpecFile;
   depth: number;
+}
+
+/** The filesystem as JSON text (file key → document), assembled from each file's JSON without parsing it again. */
+function filesystemJson(files: { key: string; json: string }[]): string {
+  return `{${files.map((file) => `${JSON.stringify(file.key)}:${file.json}`).join(',')}}`;
 }
 
 /**
@@ -35,7 +42,7 @@ export class SpecLoader {
   constructor(
     private readonly outbound: OutboundHttpClient,
     private readonly config: AppConfig,
-    private readonly validator: SpecValidator,
+    private readonly validator: SpecWorkers,
   ) {}
 
   /**
@@ -56,13 +63,13 @@ export class SpecLoader {
     const size = Buffer.byteLength(text);
     if (size > this.config.openapi.maxBytes) throw new SpecDocumentError(`source.text: the specification is larger than ${this.config.openapi.maxBytes} bytes`);
     const hash = contentHash([{ key: TEXT_KEY, text }]);
-    if (await isStored(hash)) return { hash, format: guessFormat(text), rawText: text, filesystem: {}, size, sourceUrl: null, known: true };
-    const parsed = parseSpecText(text, 'source.text');
+    if (await isStored(hash)) return { hash, format: guessFormat(text), rawText: text, filesystem: '{}', size, sourceUrl: null, known: true };
+    // Parsed in a worker: a large YAML text takes seconds.
+    const parsed = await this.validator.parse(text, 'source.text');
     const key = parsed.format === 'json' ? 'openapi.json' : 'openapi.yaml';
-    const entry: SpecFile = { key, document: parsed.document };
-    checkIsObject(entry);
+    checkIsObject(parsed, key);
     // A text has no origin: every `$ref` must stay inside it.
-    for (const found of findRefs(entry.document, key)) {
+    for (const found of parsed.refs) {
       if (splitRef(found.ref).file !== '') {
         throw new SpecDocumentError(
           `${toPointer(found.path)}: "${found.ref}" points outside the document; a specification given as text cannot reference other files`,
@@ -70,7 +77,7 @@ export class SpecLoader {
       }
     }
     await this.validator.validate([{ key, text }]);
-    return { hash, format: parsed.format, rawText: text, filesystem: { [key]: entry.document }, size, sourceUrl: null, known: false };
+    return { hash, format: parsed.format, rawText: text, filesystem: filesystemJson([{ key, json: parsed.json }]), size, sourceUrl: null, known: false };
   }
 
   private async fromUrl(url: string, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
@@ -103,12 +110,12 @@ export class SpecLoader {
       } catch {
         throw new SpecDocumentError(`${refWhere ?? 'source.url'}: ${target} is not UTF-8 text`);
       }
-      const parsed = parseSpecText(text, target);
-      return { key: '', url: response.url, text, format: parsed.format, document: parsed.document, depth };
+      const parsed = await this.validator.parse(text, target);
+      return { key: '', url: response.url, text, parsed, depth };
     };
 
     const entry = await fetchFile(url, 0, undefined, undefined);
-    checkIsObject(entry);
+    checkIsObject(entry.parsed, entry.key);
     const origin = new URL(entry.url).origin;
     const base = new URL('.', entry.url);
     entry.key = keyOf(new URL(entry.url), base, true);
@@ -116,7 +123,7 @@ export class SpecLoader {
     const queue: FetchedFile[] = [entry];
     while (queue.length > 0) {
       const file = queue.shift() as FetchedFile;
-      for (const found of findRefs(file.document, file.key)) {
+      for (const found of file.parsed.refs) {
         const { file: part } = splitRef(found.ref);
         if (part === '') continue;
         const where = `${file === entry ? '' : `${file.key} `}${toPointer(found.path)}`;
@@ -142,13 +149,13 @@ export class SpecLoader {
     const hash = contentHash(all.map((file) => ({ key: file.key, text: file.text })));
     const loaded = {
       hash,
-      format: entry.format,
+      format: entry.parsed.format,
       rawText: entry.text,
-      filesystem: Object.fromEntries(all.map((file) => [file.key, file.document])),
+      filesystem: filesystemJson(all.map((file) => ({ key: file.key, json: file.parsed.json }))),
       size: total,
       sourceUrl: entry.url,
     };
-    if (await isStored(hash)) return { ...loaded, filesystem: {}, known: true };
+    if (await isStored(hash)) return { ...loaded, filesystem: '{}', known: true };
     // The entry first: the worker bundles the others under it.
     const requested = new Map([...files].map(([asked, file]) => [file, asked]));
     await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url, requested: requested.get(file) })));
@@ -156,9 +163,9 @@ export class SpecLoader {
   }
 }
 
-function checkIsObject(entry: SpecFile): void {
-  if (!entry.document || typeof entry.document !== 'object' || Array.isArray(entry.document)) {
-    throw new SpecDocumentError(`${entry.key || 'the specification'} is not an OpenAPI document: its top level must be an object`);
+function checkIsObject(parsed: ParsedSpecFile, key: string): void {
+  if (!parsed.isObject) {
+    throw new SpecDocumentError(`${key || 'the specification'} is not an OpenAPI document: its top level must be an object`);
   }
 }
 
