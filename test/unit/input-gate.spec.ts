@@ -19,7 +19,7 @@ describe('findJsonShapeProblem', () => {
   });
 
   it('ends a string at the first quote not escaped, whatever run of backslashes comes before it', () => {
-    // "x\\\\" ends after an escaped backslash; "y\\"{[" holds an escaped quote: neither opens a level nor hides a key.
+    // The text "x\\" ends after an escaped backslash; "y\"{[" holds an escaped quote: neither opens a level nor hides a key.
     expect(findJsonShapeProblem('{"a":"x\\\\","b":"y\\"{[","c":{}}', limits)).toBeUndefined();
     expect(findJsonShapeProblem('{"a":"x\\\\","b":"y\\"{[","c":1,"d":2}', limits)).toBe('body: has more than the limit of 3 keys');
     expect(findJsonShapeProblem('{"k\\\\":{"\\"q":{"r":{}}}}', limits)).toBe('k\\."q.r: nesting is deeper than the limit of 3 levels');
