@@ -19,7 +19,11 @@ import { DataSource } from 'typeorm';
 import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-const VOLUMES = (process.env.BENCH_INSIGHTS_EVENTS ?? '1000000,10000000').split(',').map(Number);
+/** `BENCH_INSIGHTS_EVENTS=0` skips the stored-history part (ingest only). */
+const VOLUMES = (process.env.BENCH_INSIGHTS_EVENTS ?? '1000000,10000000')
+  .split(',')
+  .map(Number)
+  .filter((volume) => volume > 0);
 const INGEST_BATCHES = Number(process.env.BENCH_INSIGHTS_BATCHES ?? 40);
 const QUERY_RUNS = 7;
 

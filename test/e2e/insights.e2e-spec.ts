@@ -91,6 +91,73 @@ describe('site insights', () => {
       });
     });
 
+    it('stores every member of an event as sent: the time to the millisecond, empty strings, nulls, claims and other members', async () => {
+      const { org, siteId } = await withSite();
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000 + 999); // a whole second minus 1 ms: rounding would show
+      const full = siteEvent({ timestamp: at.toISOString(), referrer: 'https://www.google.com/search?q=x', claims: { plan: 'pro', n: 2 } });
+      (full.location as Record<string, unknown>).url = 'https://docs.example.com/a/b?utm_source=s&utm_medium=m&utm_campaign=c&utm_term=t&utm_content=k';
+      Object.assign(full.location as Record<string, unknown>, {
+        siteSection: 'sec',
+        siteSpace: 'ss',
+        siteShareKey: 'key',
+        revision: 'rev',
+        displayContext: 'embed',
+      });
+      const bare = siteEvent({ referrer: '', space: null, page: null });
+      (bare.session as Record<string, unknown>).language = null;
+      await track(org, siteId, [{ ...full, query: 'install' }, bare]).expect(204);
+
+      const rows: Record<string, unknown>[] = await t.dataSource.query(
+        `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, type, visitor_id, session_id, url, url_path, display_context,
+                site_section, site_space, site_share_key, space_id, revision_id, page_id, referrer, referrer_domain, language, user_agent,
+                utm_source, utm_medium, utm_campaign, utm_term, utm_content, visitor_claims, data
+         FROM insights_events WHERE site_id = $1 ORDER BY referrer NULLS LAST`,
+        [siteId],
+      );
+      expect(rows).toHaveLength(2);
+      const [empty, first] = rows; // '' sorts before the URL
+      expect(first).toEqual({
+        at: at.toISOString(),
+        type: 'page_view',
+        visitor_id: 'visitor-1',
+        session_id: 'session-1',
+        url: 'https://docs.example.com/a/b?utm_source=s&utm_medium=m&utm_campaign=c&utm_term=t&utm_content=k',
+        url_path: '/a/b',
+        display_context: 'embed',
+        site_section: 'sec',
+        site_space: 'ss',
+        site_share_key: 'key',
+        space_id: 'space-1',
+        revision_id: 'rev',
+        page_id: 'page-1',
+        referrer: 'https://www.google.com/search?q=x',
+        referrer_domain: 'www.google.com',
+        language: 'en',
+        user_agent: 'Mozilla/5.0',
+        utm_source: 's',
+        utm_medium: 'm',
+        utm_campaign: 'c',
+        utm_term: 't',
+        utm_content: 'k',
+        visitor_claims: { plan: 'pro', n: 2 },
+        data: { query: 'install' },
+      });
+      expect(empty).toMatchObject({
+        referrer: '',
+        referrer_domain: null,
+        language: null,
+        space_id: null,
+        page_id: null,
+        site_section: null,
+        revision_id: null,
+        display_context: 'site',
+        utm_source: null,
+        visitor_claims: null,
+        data: null,
+      });
+      expect(Math.abs(Date.parse(empty.at as string) - Date.now())).toBeLessThan(5 * 60_000);
+    });
+
     it('accepts an absent timestamp (now), refuses one more than 5 minutes away naming the event, and stores nothing', async () => {
       const { org, siteId } = await withSite();
       const late = new Date(Date.now() - 6 * 60_000).toISOString();

@@ -18,6 +18,14 @@ describe('findJsonShapeProblem', () => {
     expect(findJsonShapeProblem('{"a":[0,{"b":[]}]}', limits)).toBe('a.1.b: nesting is deeper than the limit of 3 levels');
   });
 
+  it('ends a string at the first quote not escaped, whatever run of backslashes comes before it', () => {
+    // The text "x\\" ends after an escaped backslash; "y\"{[" holds an escaped quote: neither opens a level nor hides a key.
+    expect(findJsonShapeProblem('{"a":"x\\\\","b":"y\\"{[","c":{}}', limits)).toBeUndefined();
+    expect(findJsonShapeProblem('{"a":"x\\\\","b":"y\\"{[","c":1,"d":2}', limits)).toBe('body: has more than the limit of 3 keys');
+    expect(findJsonShapeProblem('{"k\\\\":{"\\"q":{"r":{}}}}', limits)).toBe('k\\."q.r: nesting is deeper than the limit of 3 levels');
+    expect(findJsonShapeProblem('{"a":"unterminated', limits)).toBeUndefined();
+  });
+
   it('stops early and stays linear on hostile input', () => {
     const keys = Array.from({ length: 100_000 }, (_, i) => `"${i}":1`).join(',');
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
