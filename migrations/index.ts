@@ -17,6 +17,7 @@ import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
 import { SiteInsights1800000076000 } from './1800000076000-site-insights';
 import { ContentAtScale1800000078000 } from './1800000078000-content-at-scale';
 import { Integrations1800000077000 } from './1800000077000-integrations';
+import { ChangeRequestPdfRenders1800000079000 } from './1800000079000-change-request-pdf-renders';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   SiteInsights1800000076000,
   ContentAtScale1800000078000,
   Integrations1800000077000,
+  ChangeRequestPdfRenders1800000079000,
 ];

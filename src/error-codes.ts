@@ -173,4 +173,5 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'change_request.invalid_change': 400,
   'change_request.file_fetch_failed': 400,
   'change_request.pdf_page_required': 400,
+  'change_request.pdf_failed': 422,
 };

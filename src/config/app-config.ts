@@ -41,6 +41,8 @@ export class AppConfig {
   readonly openapi: { maxBytes: number; maxFiles: number; maxRefDepth: number; fetchTimeoutMs: number };
   /** Background jobs: whether this replica runs workers, their concurrency per queue, and the idle poll interval. */
   readonly jobs: { enabled: boolean; concurrency: number; pollIntervalMs: number };
+  /** How long a fetch of a change request's PDF waits for its render job before answering 202 (ms). */
+  readonly pdfRenderWaitMs: number;
   /** Requests per window per address and per token, and the failed-authentication budget per address (0: off). */
   readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; authFailures: number; authFailureWindowMs: number };
   /** `/metrics`: behind METRICS_TOKEN on the public port, and/or on its own METRICS_PORT; neither: not served. */
@@ -89,6 +91,7 @@ export class AppConfig {
       fetchTimeoutMs: env.OPENAPI_FETCH_TIMEOUT_MS,
     };
     this.jobs = { enabled: env.JOBS_ENABLED, concurrency: env.JOBS_CONCURRENCY, pollIntervalMs: env.JOBS_POLL_INTERVAL_MS };
+    this.pdfRenderWaitMs = env.PDF_RENDER_WAIT_MS;
     this.rateLimit = {
       windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
       perAddress: env.RATE_LIMIT_PER_ADDRESS,

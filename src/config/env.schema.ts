@@ -257,6 +257,14 @@ export class EnvironmentVariables {
   @Max(600_000)
   JOBS_POLL_INTERVAL_MS: number = 2000;
 
+  /** How long a fetch of a change request's PDF url waits for the render job before answering 202 (milliseconds; 0: never waits). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  PDF_RENDER_WAIT_MS: number = 10_000;
+
   /** Rate limits (in memory, per replica): requests per window per client address and per token; 0 turns one off. */
   @IsOptional()
   @Transform(toInt)

@@ -107,6 +107,14 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     return id;
   }
 
+  /**
+   * Wakes this replica's idle workers of a job so they fetch now instead of at their next poll: for
+   * a job sent in a transaction (`send` with `manager`), call it once the transaction has committed.
+   */
+  wake(definition: JobDefinition<object>): void {
+    for (const worker of this.registrations.get(definition.name)?.workers ?? []) this.boss.notifyWorker(worker);
+  }
+
   /** Queue depth and failures of every registered job, read from PostgreSQL, plus this replica's counters. */
   async stats(): Promise<JobQueueStats[]> {
     const registrations = [...this.registrations.values()];

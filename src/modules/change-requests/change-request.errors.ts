@@ -8,7 +8,8 @@ export type ChangeRequestErrorCode =
   | 'change_request.conflict'
   | 'change_request.invalid_change'
   | 'change_request.file_fetch_failed'
-  | 'change_request.pdf_page_required';
+  | 'change_request.pdf_page_required'
+  | 'change_request.pdf_failed';
 
 /** The error to throw for a broken rule of the change-requests module: `throw changeRequestError('change_request.not_found', message)`. */
 export const changeRequestError = (code: ChangeRequestErrorCode, message: string) => new DomainError(code, message);

@@ -16,4 +16,10 @@ export const PDF_URL_SCHEMA = {
   properties: { url: { type: 'string', format: 'uri', description: 'URL of the PDF on this server; fetch it with the same bearer token' } },
   required: ['url'],
 };
+/** The body of a 202 from the PDF url while the render job runs. */
+export const PDF_PENDING_SCHEMA = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['pending'] } },
+  required: ['status'],
+};
 export const CONTENT_UPDATE_SCHEMA = { oneOf: [publicSchema('ChangeRequest'), publicSchema('ChangeRequestContentUpdate')] };

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -12,7 +12,7 @@ import { ChangeRequestMergeService } from './change-request-merge.service';
 import { CHANGE_REQUEST_POLICY } from './change-request.policy';
 import { ChangeRequestJson, presentChangeRequest } from './change-request.presenter';
 import type { MergeOutcome } from './change-request.read-model';
-import { MERGE_RESULT_SCHEMA, PDF_URL_SCHEMA, UPDATE_RESULT_SCHEMA } from './change-request.schemas';
+import { MERGE_RESULT_SCHEMA, PDF_PENDING_SCHEMA, PDF_URL_SCHEMA, UPDATE_RESULT_SCHEMA } from './change-request.schemas';
 import { ChangeRequestsService } from './change-requests.service';
 import { CreateChangeRequestDto, PdfDownloadQueryDto, PdfQueryDto, UpdateChangeRequestDto } from './dto/change-request.dto';
 import { ListChangeRequestsQueryDto } from './dto/list-change-requests-query.dto';
@@ -109,23 +109,32 @@ export class ChangeRequestsController {
 
   @Get(':changeRequestId/pdf/download')
   @ApiParam(ID_PARAM)
-  @ApiOperation({ operationId: 'downloadChangeRequestPDF', summary: 'The PDF itself (the url of getChangeRequestPDF); needs read access to the space' })
+  @ApiOperation({
+    operationId: 'downloadChangeRequestPDF',
+    summary:
+      'The PDF itself (the url of getChangeRequestPDF); needs read access to the space. Rendered by a job: waits up to PDF_RENDER_WAIT_MS, then 202 {status: "pending"} with Retry-After',
+  })
   @ApiProduces('application/pdf')
   @ApiOkResponse({ description: 'The PDF' })
+  @ApiAcceptedResponse({ description: 'Still rendering: fetch again after Retry-After seconds', schema: PDF_PENDING_SCHEMA })
   async download(
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('changeRequestId') id: string,
     @Query() query: PdfDownloadQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const { filename, data } = await this.pdfs.render(access, id, query);
+    const pdf = await this.pdfs.download(access, id, query);
+    if (pdf.status === 'pending') {
+      res.status(202).set({ 'Retry-After': '1', 'Cache-Control': 'no-store' }).json({ status: 'pending' });
+      return;
+    }
     res.set({
       'Content-Type': 'application/pdf',
-      'Content-Length': String(data.length),
-      'Content-Disposition': `inline; filename="${filename}"`,
+      'Content-Length': String(pdf.data.length),
+      'Content-Disposition': `inline; filename="${pdf.filename}"`,
       'Cache-Control': 'private, no-store',
       'Content-Security-Policy': "default-src 'none'; sandbox",
     });
-    res.end(data);
+    res.end(pdf.data);
   }
 }

@@ -15,11 +15,21 @@ import { ChangeRequest } from './change-request.entity';
 import { ChangeRequestsController } from './change-requests.controller';
 import { ChangeRequestsRepository } from './change-requests.repository';
 import { ChangeRequestsService } from './change-requests.service';
+import { ChangeRequestPdfRender } from './pdf/change-request-pdf-render.entity';
 import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
+import { PdfRendersRepository } from './pdf/pdf-renders.repository';
+import { PdfRenderJobs } from './pdf/render-pdf.job';
 
 /** Change requests: branch, author, update from main, merge, PDF (sections 4.5, 4.7). `ChangeRequestsService.resolve` serves other modules. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ChangeRequest, ChangeRequestContributor]), AccessModule, ContentModule, SpaceWritesModule, UsersModule, OutboundModule],
+  imports: [
+    TypeOrmModule.forFeature([ChangeRequest, ChangeRequestContributor, ChangeRequestPdfRender]),
+    AccessModule,
+    ContentModule,
+    SpaceWritesModule,
+    UsersModule,
+    OutboundModule,
+  ],
   controllers: [ChangeRequestsController, ChangeRequestContentController],
   providers: [
     ChangeRequestsRepository,
@@ -29,6 +39,8 @@ import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
     ChangeRequestMergeService,
     ChangeRequestImportService,
     ChangeRequestPdfService,
+    PdfRendersRepository,
+    PdfRenderJobs,
   ],
   exports: [TypeOrmModule, ChangeRequestsService],
 })
