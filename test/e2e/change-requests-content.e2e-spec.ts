@@ -39,7 +39,8 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
   let reviewer: Actor;
 
   beforeAll(async () => {
-    t = await createTestApp(process.env.CR_DEBUG ? { LOG_LEVEL: 'error' } : {}, process.env.CR_DEBUG ? (process.stderr as never) : undefined);
+    // Workers on: the PDF test waits for its render job.
+    t = await createTestApp({ JOBS_ENABLED: 'true' });
     org = await createOrganization(t);
     outsider = await createUser(t);
     reader = await addMember(t, org, 'read');

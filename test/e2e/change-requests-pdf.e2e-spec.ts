@@ -15,7 +15,7 @@ describe('change request PDF on the job queue', () => {
   let reader: Actor;
 
   beforeAll(async () => {
-    t = await createTestApp({ PDF_RENDER_WAIT_MS: '0' });
+    t = await createTestApp({ PDF_RENDER_WAIT_MS: '0', JOBS_ENABLED: 'true' });
     org = await createOrganization(t);
     reader = await addMember(t, org, 'read');
   });
