@@ -53,7 +53,10 @@ describe('graceful shutdown', () => {
 
     await expect(fetch(`${base}/health/live`)).rejects.toThrow(); // no longer accepting
     releasePage();
-    const finished = await inFlight;
+    // On a failure, the server's own lines say what its shutdown did.
+    const finished = await inFlight.catch((error: Error) => {
+      throw new Error(`the in-flight request failed (${error.message}); server output:\n${server?.output().slice(-4000)}`);
+    });
     expect(finished.status).toBe(201);
     expect(await finished.json()).toMatchObject({ importedResources: 1 });
     expect(await server.exited).toBe(0);
