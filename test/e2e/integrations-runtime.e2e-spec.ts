@@ -197,6 +197,14 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
     expect(await post.json()).toEqual({ path: `/v1/integrations/quire-sample/installations/${installationId}/public/form`, method: 'POST' });
   }, 60_000);
 
+  it("leaves the server's SIGTERM and SIGINT to the server: miniflare's exit hook would exit 143 at once, cutting the graceful shutdown", async () => {
+    const exitsAtOnce = (listener: NodeJS.SignalsListener) => /process\.exit\(128 \+ (15|2)\)/.test(listener.toString());
+    await publishScript(t, org.admin, org.id, 'signal-probe', 'export default { async fetch() { return new Response("ok"); } };');
+    const res = await fetch(`${endpoint}/v1/integrations/signal-probe/public/x`);
+    expect(res.status).toBe(200); // a workerd instance now runs for it
+    expect([...process.listeners('SIGTERM'), ...process.listeners('SIGINT')].filter(exitsAtOnce)).toEqual([]);
+  });
+
   it('ends a script that loops forever and one that allocates without bound within 10 s; the server and other integrations stay healthy', async () => {
     await publishScript(t, org.admin, org.id, 'hostile-script', HOSTILE);
     for (const path of ['loop', 'grow']) {

@@ -165,6 +165,7 @@ export class ScriptSandbox implements OnApplicationShutdown {
       await this.dispose(oldest);
     }
     const before = new Set(await this.workerdChildren());
+    const signalHandlers = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
     const mf = new Miniflare({
       modulesRoot: '/integration',
       modules: [
@@ -176,6 +177,7 @@ export class ScriptSandbox implements OnApplicationShutdown {
       log: new Log(LogLevel.ERROR),
       outboundService: (request: unknown) => this.outbound(request as Request) as never,
     });
+    keepOwnSignalHandlers(signalHandlers);
     try {
       await mf.ready;
     } catch (error) {
@@ -220,5 +222,17 @@ export class ScriptSandbox implements OnApplicationShutdown {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
     return kb ? Number(kb) * 1024 : 0;
+  }
+}
+
+/**
+ * Miniflare's exit hook answers SIGTERM and SIGINT with `process.exit(143 | 130)` at once, which would
+ * cut the server's graceful shutdown (in-flight requests dropped, exit code 143) once any script has
+ * run. The server's own shutdown disposes every instance (`onApplicationShutdown`), and miniflare's `exit`
+ * hook still stops workerd at exit, so its signal handlers are taken back off as they are added.
+ */
+function keepOwnSignalHandlers(before: { SIGTERM: NodeJS.SignalsListener[]; SIGINT: NodeJS.SignalsListener[] }): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.removeListener(signal, listener);
   }
 }
