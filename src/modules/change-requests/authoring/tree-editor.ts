@@ -1,6 +1,7 @@
 import { newId } from '../../../common/ids';
 import type { PageWithBody } from '../../content/content.read-model';
 import { FILE_REF, PAGE_REF } from '../../content/markdown/markdown';
+import { mapOutsideCode } from '../../content/markdown/markdown-refs';
 import type { ComputedSource } from '../../content/revision-page.entity';
 import { derivePaths, resolvePagePath, slugify } from '../../content/tree/slugs';
 import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
@@ -16,7 +17,6 @@ export type PageOutcome =
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 const LEADING_HEADING = /^\s*#\s+(.+?)\s*#*\s*(?:\r?\n|$)/;
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const LINK = /(\]\()(<[^>]*>|[^)\s]+)((?:\s+"[^"]*")?\))/g;
 
 /** `title` and `description` of a YAML-style front matter block, and the body after it. */
@@ -269,31 +269,11 @@ function splitAnchor(href: string): [string, string] {
 
 /** Rewrites link and image destinations outside code; `resolve` answers the new destination or undefined to keep it. */
 export function rewriteLinks(markdown: string, resolve: (href: string) => string | undefined): string {
-  let fence: string | null = null;
-  return markdown
-    .split('\n')
-    .map((line) => {
-      const opener = FENCE.exec(line);
-      if (fence) {
-        if (opener && opener[1][0] === fence[0] && opener[1].length >= fence.length) fence = null;
-        return line;
-      }
-      if (opener) {
-        fence = opener[1];
-        return line;
-      }
-      return line
-        .split(/(`+[^`]*`+)/)
-        .map((part, index) =>
-          index % 2 === 1
-            ? part
-            : part.replace(LINK, (whole, open: string, href: string, close: string) => {
-                const raw = href.startsWith('<') ? href.slice(1, -1) : href;
-                const next = resolve(raw);
-                return next === undefined ? whole : `${open}${next}${close}`;
-              }),
-        )
-        .join('');
-    })
-    .join('\n');
+  return mapOutsideCode(markdown, (text) =>
+    text.replace(LINK, (whole, open: string, href: string, close: string) => {
+      const raw = href.startsWith('<') ? href.slice(1, -1) : href;
+      const next = resolve(raw);
+      return next === undefined ? whole : `${open}${next}${close}`;
+    }),
+  );
 }

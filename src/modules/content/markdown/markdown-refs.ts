@@ -10,6 +10,16 @@ const PAGE_LINK = /\]\(\/pages\/([A-Za-z0-9_-]+)(#[^)\s]*)?\)/g;
  * pages that do not exist keep their stable form, which is what makes them visibly broken.
  */
 export function withRelativeRefs(markdown: string, fromPath: string, pathOf: (pageId: string) => string | null | undefined): string {
+  return mapOutsideCode(markdown, (text) =>
+    text.replace(PAGE_LINK, (whole, pageId: string, anchor: string | undefined) => {
+      const target = pathOf(pageId);
+      return target ? `](${relativePath(fromPath, target)}${anchor ?? ''})` : whole;
+    }),
+  );
+}
+
+/** Maps the markdown's text outside code (fenced blocks and inline spans), which is left as it is. */
+export function mapOutsideCode(markdown: string, map: (text: string) => string): string {
   let fence: string | null = null;
   return markdown
     .split('\n')
@@ -25,14 +35,7 @@ export function withRelativeRefs(markdown: string, fromPath: string, pathOf: (pa
       }
       return line
         .split(/(`+[^`]*`+)/)
-        .map((part, index) =>
-          index % 2 === 1
-            ? part
-            : part.replace(PAGE_LINK, (whole, pageId: string, anchor: string | undefined) => {
-                const target = pathOf(pageId);
-                return target ? `](${relativePath(fromPath, target)}${anchor ?? ''})` : whole;
-              }),
-        )
+        .map((part, index) => (index % 2 === 1 ? part : map(part)))
         .join('');
     })
     .join('\n');
