@@ -64,8 +64,7 @@ describe('streamed page tree', () => {
       linkTarget: page.kind === 'link' ? page.linkTarget : null,
       documentId: document ? page.documentId : null,
       computed: page.computed,
-      markdown: null,
-      markdownJson: document ? json(page.markdown ?? '') : null,
+      markdown: document ? page.markdown : null,
     };
   };
 

@@ -11,7 +11,7 @@ export type PageWithBody = RevisionPage & { markdown: string | null };
 /**
  * A page of a revision's tree as it is streamed (depth first, with its depth, 0 at the top): the
  * parts of its JSON that are the same text for every caller already written by PostgreSQL, and
- * what the presenter still has to shape (URLs, timestamps, JSON columns, bodies with page refs).
+ * what the presenter still has to shape (URLs, timestamps, JSON columns, bodies).
  */
 export interface TreeRow {
   depth: number;
@@ -33,10 +33,8 @@ export interface TreeRow {
   linkTarget: RevisionPage['linkTarget'];
   documentId: string | null;
   computed: ComputedSource | null;
-  /** Null from the query; a computed page's generated body once `ComputedPages.fill` gave it one. */
+  /** A document's body (null without one, and for groups and links); a computed page's is filled by `ComputedPages.fill`. */
   markdown: string | null;
-  /** A document's stored body (`''` without one) as a JSON string, escaped by PostgreSQL; null for groups and links. */
-  markdownJson: string | null;
 }
 
 /**

@@ -9,8 +9,9 @@ const DEFAULT_LAYOUT_JSON = JSON.stringify(DEFAULT_LAYOUT);
  * depth first in batches: each batch becomes one chunk, so what is held at once is one batch and
  * the chain of open ancestors. Each page is the text `PagePresenter` gives it, with `pages` last
  * (its children follow): the parts PostgreSQL wrote (`TreeRow`), the constant parts as literals,
- * and in JavaScript only what needs it (the app URL, timestamps, JSON columns that are set, and
- * bodies with page refs, made relative with the paths of linked pages asked for per batch, by key).
+ * and in JavaScript only what needs it (the app URL, timestamps, JSON columns that are set, the
+ * body: refs made relative only in bodies that have any, with the paths of linked pages asked for
+ * per batch, by key).
  */
 export async function* presentTreeStream(
   context: RevisionContext,
@@ -22,18 +23,12 @@ export async function* presentTreeStream(
   // For each open level (0: the top), whether its next page is its first.
   const first: boolean[] = [true];
   for await (const batch of tree) {
-    // Bodies to rewrite: a computed page's generated one, or a stored one with page refs (the
-    // sequence `](/pages/` has nothing JSON escapes, so it is in the JSON text iff in the body).
-    const bodies = new Map<TreeRow, string>();
-    for (const row of batch) {
-      if (row.markdown !== null && row.markdown !== undefined) bodies.set(row, row.markdown);
-      else if (row.markdownJson?.includes('](/pages/')) bodies.set(row, JSON.parse(row.markdownJson) as string);
-    }
+    // Paths of the pages the bodies link to, when a body of the batch has a page ref.
     const paths = new Map<string, string | null>();
-    if (bodies.size > 0) {
+    if (batch.some((row) => row.markdown?.includes('](/pages/'))) {
       for (const row of batch) paths.set(row.pageId, row.path);
       const linked = new Set<string>();
-      for (const body of bodies.values()) for (const id of referencedPageIds(body)) if (!paths.has(id)) linked.add(id);
+      for (const row of batch) if (row.markdown) for (const id of referencedPageIds(row.markdown)) if (!paths.has(id)) linked.add(id);
       for (const [id, path] of await pathsOf([...linked])) paths.set(id, path);
     }
     const pathOf = (id: string) => paths.get(id);
@@ -66,9 +61,7 @@ export async function* presentTreeStream(
       if (row.cover) out += `,"cover":${JSON.stringify(row.cover)}`;
       if (row.variables && Object.keys(row.variables).length > 0) out += `,"variables":${JSON.stringify(row.variables)}`;
       if (row.documentId) out += `,"documentId":${JSON.stringify(row.documentId)}`;
-      const body = bodies.get(row);
-      const markdown = body !== undefined ? JSON.stringify(withRelativeRefs(body, row.path ?? '', pathOf)) : (row.markdownJson ?? '""');
-      out += `,"markdown":${markdown},"pages":[`;
+      out += `,"markdown":${JSON.stringify(withRelativeRefs(row.markdown ?? '', row.path ?? '', pathOf))},"pages":[`;
       first.push(true);
     }
     yield out;
