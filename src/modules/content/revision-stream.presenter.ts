@@ -6,8 +6,8 @@ const DEFAULT_LAYOUT_JSON = JSON.stringify(DEFAULT_LAYOUT);
 
 /**
  * The JSON text of a page tree (`[…]`, pages nested in their `pages`), written from rows that come
- * depth first in batches: each batch becomes one chunk, so what is held at once is one batch and
- * the chain of open ancestors. Each page is the text `PagePresenter` gives it, with `pages` last
+ * depth first in batches: each batch becomes one chunk, so what is held at once is a batch (and
+ * the one the repository fetches meanwhile) and the chain of open ancestors. Each page is the text `PagePresenter` gives it, with `pages` last
  * (its children follow): the parts PostgreSQL wrote (`TreeRow`), the constant parts as literals,
  * and in JavaScript only what needs it (the app URL, timestamps, JSON columns that are set, the
  * body: refs made relative only in bodies that have any, with the paths of linked pages asked for
