@@ -62,10 +62,12 @@ function collector(): () => void {
 }
 
 /**
- * Streams GET `url` (the server runs in this process) and, every 64 KiB received, collects the
+ * Streams GET `url` (the server runs in this process) and, every 256 KiB received, collects the
  * garbage and samples the heap: `liveMb` is the most the server (with the client's buffers) held
  * at once above the idle heap. `usedMb` is the plain `heapUsed` peak without collecting, which
  * also counts garbage V8 had not collected yet, so it grows with the body whatever is held.
+ * Each collection stops the server too (same event loop): sampling every 64 KiB on a loaded
+ * machine starved the pool's timers (a connection timed out mid-stream), hence 256 KiB.
  */
 export async function liveHeapRead(url: string, headers: Record<string, string>): Promise<{ liveMb: number; usedMb: number; samples: number }> {
   const gc = collector();
@@ -90,7 +92,7 @@ export async function liveHeapRead(url: string, headers: Record<string, string>)
   const res = await fetch(url, { headers });
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     since += chunk.length;
-    if (since < 64 * 1024) continue;
+    if (since < 256 * 1024) continue;
     since = 0;
     gc();
     samples++;

@@ -117,7 +117,7 @@ async function main(): Promise<void> {
         selects.push(await selectRows(databaseUrl, space.id));
         walks.push(await treeQueryRows(databaseUrl, space.id));
       }
-      // The server runs in this process: its live heap (collected every 64 KiB received) and the plain heapUsed peak.
+      // The server runs in this process: its live heap (collected every 256 KiB received) and the plain heapUsed peak.
       const heap = await liveHeapRead(url, headers);
       const ms = median(reads.map((read) => read.ms));
       const selectMs = median(selects);
