@@ -174,6 +174,7 @@ describe('streamed content (bytes)', () => {
     return (revision as unknown as { id: string }).id;
   }
 
+  // Two revisions of 615 pages each: seconds on a quiet machine, more than the default 30 s on a saturated one.
   beforeAll(async () => {
     t = await createTestApp();
     org = await createOrganization(t);
@@ -181,7 +182,7 @@ describe('streamed content (bytes)', () => {
     revisions = [await writeRevision(1), await writeRevision(2)];
     const row = await t.dataSource.query('SELECT organization_id, revision_id FROM spaces WHERE id = $1', [space.id]);
     access = { space: { id: space.id, organizationId: row[0].organization_id, revisionId: row[0].revision_id } } as unknown as SpaceAccess;
-  });
+  }, 120_000);
   afterAll(() => t.close());
 
   /** `pages` moved last in the revision and in every page, as the stream writes them. */
