@@ -5,12 +5,11 @@ import { startBenchApp } from './in-process';
  * Standalone: `node -r @swc-node/register bench/content.bench.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database. Everything runs on loopback.
  * BENCH_LARGE_PAGES (default 100000) sizes the large space, BENCH_SEARCHES the searches per row. */
-import { Client } from 'pg';
-import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
+import { RevisionWriter } from '../src/modules/content/revision-writer';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
-import type { User } from '../src/modules/users/user.entity';
 import { generatedSite, serveWebsite } from '../test/support/website-fixture';
+import { COMMON, generatePages, liveHeapRead, median, selectRows, streamedRead, treeQueryRows, VOCABULARY } from './content-stream-measures';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const IMPORT_PAGES = Number(process.env.BENCH_IMPORT_PAGES ?? 1000);
@@ -18,18 +17,6 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200);
 const LARGE = Number(process.env.BENCH_LARGE_PAGES ?? 100_000);
 const MEDIUM = Math.min(10_000, LARGE);
 
-// A vocabulary with a long tail, as real text has: a few words are everywhere, most are rare.
-const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `term${i.toString(36)}`);
-const COMMON = ['install', 'configure', 'server', 'account', 'deploy', 'token', 'search', 'guide'];
-function body(n: number): string {
-  let seed = n * 2654435761;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const paragraph = () =>
-    Array.from({ length: 60 }, () =>
-      next() < 0.1 ? COMMON[Math.floor(next() * COMMON.length)] : VOCABULARY[Math.floor(next() ** 3 * VOCABULARY.length)],
-    ).join(' ');
-  return `Intro of page ${n}. ${paragraph()}\n\n## Setup\n\n${paragraph()}\n\n## Usage\n\n${paragraph()} [next](/pages/p${n + 1})\n`;
-}
 const QUERIES = [...COMMON, ...VOCABULARY.slice(0, 30), ...VOCABULARY.slice(1000, 1030), 'install server', '"configure the"', 'missingword'];
 
 function percentile(sorted: number[], p: number): number {
@@ -54,65 +41,6 @@ async function timed(
   }
   times.sort((a, b) => a - b);
   return { p50: Math.round(percentile(times, 50) * 10) / 10, p95: Math.round(percentile(times, 95) * 10) / 10, bytes };
-}
-
-/**
- * Streams GET `url` to nowhere (the client keeps no body) while sampling this process's heap: the
- * server runs in this process, so the peak above the starting heap is what answering cost it.
- */
-async function streamedRead(url: string, headers: Record<string, string>): Promise<{ ms: number; bytes: number; peakMb: number }> {
-  global.gc?.();
-  const base = process.memoryUsage().heapUsed;
-  let peak = base;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
-  const started = performance.now();
-  const res = await fetch(url, { headers });
-  let bytes = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.length;
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }
-  const ms = performance.now() - started;
-  clearInterval(sampler);
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return { ms, bytes, peakMb: Math.round(((peak - base) / 1024 / 1024) * 10) / 10 };
-}
-
-/** The same rows a GET /content reads (pages with their bodies), with a plain SELECT: the floor a streamed answer is compared to. */
-async function selectRows(url: string, spaceId: string): Promise<number> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const started = performance.now();
-    await client.query(
-      `SELECT p.*, d.markdown FROM spaces s JOIN revision_pages p ON p.revision_id = s.revision_id LEFT JOIN documents d ON d.id = p.document_id WHERE s.id = $1`,
-      [spaceId],
-    );
-    return performance.now() - started;
-  } finally {
-    await client.end();
-  }
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** Writes `count` generated pages straight into a new active revision of the space (the write path imports use, without the crawl). */
-async function generatePages(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<number> {
-  const started = performance.now();
-  const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
-    documentPage({
-      pageId: `p${i}`,
-      parentId: i < 100 ? null : `p${i % 100}`,
-      position: i,
-      title: `Page ${i} ${COMMON[i % COMMON.length]}`,
-      slug: `page-${i}`,
-      markdown: body(i),
-    }),
-  );
-  await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
-    commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
-  );
-  return Math.round(performance.now() - started);
 }
 
 async function main(): Promise<void> {
@@ -179,14 +107,25 @@ async function main(): Promise<void> {
       [generated1k, 1000],
       [medium, MEDIUM],
     ] as const) {
+      const url = `${base}/v1/spaces/${space.id}/content`;
+      await streamedRead(url, headers); // warm-up
       const reads = [];
-      for (let i = 0; i < 5; i++) reads.push(await streamedRead(`${base}/v1/spaces/${space.id}/content`, headers));
       const selects = [];
-      for (let i = 0; i < 5; i++) selects.push(await selectRows(databaseUrl, space.id));
+      const walks = [];
+      for (let i = 0; i < 5; i++) {
+        reads.push(await streamedRead(url, headers));
+        selects.push(await selectRows(databaseUrl, space.id));
+        walks.push(await treeQueryRows(databaseUrl, space.id));
+      }
+      // The server runs in this process: its live heap (collected every 256 KiB received) and the plain heapUsed peak.
+      const heap = await liveHeapRead(url, headers);
       const ms = median(reads.map((read) => read.ms));
       const selectMs = median(selects);
+      const walkMs = median(walks);
       lines.push(
-        `| GET /content, ${count} pages (${(reads[0].bytes / 1024 / 1024).toFixed(1)} MB of JSON, streamed) | p50 **${Math.round(ms)} ms**; SELECT of the same rows ${Math.round(selectMs)} ms: **${(ms / selectMs).toFixed(2)}×**; server heap peak above idle **${Math.max(...reads.map((read) => read.peakMb))} MB** |`,
+        `| GET /content, ${count} pages (${(reads[0].bytes / 1024 / 1024).toFixed(1)} MB of JSON, streamed) | p50 **${Math.round(ms)} ms**; SELECT of the same rows ${Math.round(selectMs)} ms: **${(ms / selectMs).toFixed(2)}×**; ` +
+          `the same rows in the order shown (the route's walk, read at once) ${Math.round(walkMs)} ms: ${(ms / walkMs).toFixed(2)}×; ` +
+          `server live heap peak above idle **${heap.liveMb} MB** (heapUsed peak, uncollected garbage included: ${heap.usedMb} MB) |`,
       );
     }
 

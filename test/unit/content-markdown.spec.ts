@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { toJsonDocument } from '../../src/modules/content/markdown/json-document';
 import { markdownLinks, splitSections } from '../../src/modules/content/markdown/markdown';
-import { withRelativeRefs } from '../../src/modules/content/markdown/markdown-refs';
+import { mapOutsideCode, withRelativeRefs } from '../../src/modules/content/markdown/markdown-refs';
+import { relativePath } from '../../src/modules/content/tree/slugs';
 
 describe('splitSections', () => {
   it('splits at headings, keeps the text before the first one, and numbers repeated anchors', () => {
@@ -39,6 +40,23 @@ describe('withRelativeRefs', () => {
     expect(withRelativeRefs(markdown, 'guide/install', (id) => paths[id])).toBe(
       'See [config](config#top) and [api](../api), [gone](/pages/zz).\n\n`[x](/pages/a)`\n\n```\n[y](/pages/a)\n```\n[z](config)',
     );
+  });
+
+  it('gives what the line-by-line walk gives when a body has no code (its one-pass shortcut)', () => {
+    const lineByLine = (markdown: string) =>
+      mapOutsideCode(markdown, (text) =>
+        text.replace(/\]\(\/pages\/([A-Za-z0-9_-]+)(#[^)\s]*)?\)/g, (whole, id: string, anchor?: string) =>
+          paths[id] ? `](${relativePath('guide/install', paths[id])}${anchor ?? ''})` : whole,
+        ),
+      );
+    const bodies = [
+      'no refs at all',
+      '[a](/pages/a)\r\n[b](/pages/b#x y)\n[a](/pages/a#q"uote)\t[zz](/pages/zz)',
+      '[split](/pages/a#an\nchor) [crlf](/pages/b#x\r)',
+      '~~ not a fence ~~ [a](/pages/a) ~~',
+      '](/pages/a) ](/pages/) [](/pages/b)',
+    ];
+    for (const body of bodies) expect(withRelativeRefs(body, 'guide/install', (id) => paths[id])).toBe(lineByLine(body));
   });
 });
 

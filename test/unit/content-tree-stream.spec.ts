@@ -6,7 +6,9 @@ import type { PageKind } from '../../src/modules/content/revision-page.entity';
 
 /**
  * The streamed page tree (GET /content, /content/pages) must be the very JSON the in-memory
- * presenter builds, whatever the shape of the tree and however the rows fall into batches.
+ * presenter builds, whatever the shape of the tree and however the rows fall into batches. The
+ * rows' text parts are made here as the repository's query makes them (that the query's text is
+ * JSON.stringify's is checked byte for byte on PostgreSQL by test/e2e/content-stream.e2e-spec.ts).
  */
 describe('streamed page tree', () => {
   const config: AppConfig = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test' });
@@ -39,6 +41,33 @@ describe('streamed page tree', () => {
     markdown,
   });
 
+  const json = (value: unknown) => JSON.stringify(value);
+  /** A row as `ContentRepository.streamTree` yields it. */
+  const treeRow = (page: PageWithBody, depth: number): TreeRow => {
+    const document = page.kind !== 'link' && page.kind !== 'group';
+    return {
+      depth,
+      kind: page.kind,
+      pageId: page.pageId,
+      path: page.path,
+      head: `{"id":${json(page.pageId)},"title":${json(page.title)}${page.emoji ? `,"emoji":${json(page.emoji)}` : ''}${page.icon ? `,"icon":${json(page.icon)}` : ''}`,
+      createdMs: page.createdAt.getTime(),
+      updatedMs: page.updatedAt.getTime(),
+      slugPath: page.kind === 'link' ? null : `,"slug":${json(page.slug)},"path":${json(page.path)}`,
+      flags:
+        page.kind === 'link'
+          ? `,"hidden":${page.hidden}`
+          : `,"hidden":${page.hidden},"noIndex":${page.noIndex},"noRobotsIndex":${page.noRobotsIndex}${document && page.description ? `,"description":${json(page.description)}` : ''}`,
+      layout: document ? page.layout : null,
+      cover: document ? page.cover : null,
+      variables: document && Object.keys(page.variables ?? {}).length > 0 ? page.variables : null,
+      linkTarget: page.kind === 'link' ? page.linkTarget : null,
+      documentId: document ? page.documentId : null,
+      computed: page.computed,
+      markdown: document ? page.markdown : null,
+    };
+  };
+
   /** Depth first, siblings by position, leaving out what the presenter leaves out: the order the repository's query yields. */
   const depthFirst = (pages: PageWithBody[]): TreeRow[] => {
     const rows: TreeRow[] = [];
@@ -47,7 +76,7 @@ describe('streamed page tree', () => {
         .filter((p) => p.parentId === parentId && (depth === 0 || p.kind !== 'group'))
         .sort((a, b) => a.position - b.position || a.pageId.localeCompare(b.pageId));
       for (const child of children) {
-        rows.push({ ...child, depth });
+        rows.push(treeRow(child, depth));
         if (child.kind !== 'link') visit(child.pageId, depth + 1);
       }
     };

@@ -109,7 +109,7 @@ export interface BodyOptions {
 const DEFAULT_BODY: BodyOptions = { format: 'markdown', refs: 'relative' };
 
 /** Every layout flag the public schema requires, shown when a page has not set it. */
-const DEFAULT_LAYOUT = {
+export const DEFAULT_LAYOUT = {
   width: 'default',
   cover: true,
   coverSize: 'hero',

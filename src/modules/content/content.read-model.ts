@@ -1,15 +1,41 @@
 import type { AppConfig } from '../../config/app-config';
 import type { Page } from '../../common/pagination/paginate';
 import type { RevisionFile } from './revision-file.entity';
-import type { RevisionPage } from './revision-page.entity';
+import type { ComputedSource, PageCover, PageKind, PageLayout, RevisionPage } from './revision-page.entity';
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import type { Revision } from './revision.entity';
 
 /** A page of a revision with its markdown body (null for groups and links, which have none). */
 export type PageWithBody = RevisionPage & { markdown: string | null };
 
-/** A page of a revision's tree as it is streamed: depth first, with its depth (0 at the top). */
-export type TreeRow = PageWithBody & { depth: number };
+/**
+ * A page of a revision's tree as it is streamed (depth first, with its depth, 0 at the top): the
+ * parts of its JSON that are the same text for every caller already written by PostgreSQL, and
+ * what the presenter still has to shape (URLs, timestamps, JSON columns, bodies).
+ */
+export interface TreeRow {
+  depth: number;
+  kind: PageKind;
+  pageId: string;
+  path: string | null;
+  /** `{"id":…,"title":…` and `"emoji"`, `"icon"` when set. */
+  head: string;
+  createdMs: number;
+  updatedMs: number;
+  /** `,"slug":…,"path":…` (groups and documents). */
+  slugPath: string | null;
+  /** `,"hidden":…` (links) or `,"hidden":…,"noIndex":…,"noRobotsIndex":…`, then a document's `"description"` when set. */
+  flags: string;
+  /** The JSON columns, documents' (`layout`, `cover`, `variables`) or links' (`linkTarget`); null otherwise. */
+  layout: PageLayout | null;
+  cover: PageCover | null;
+  variables: Record<string, string | number | boolean> | null;
+  linkTarget: RevisionPage['linkTarget'];
+  documentId: string | null;
+  computed: ComputedSource | null;
+  /** A document's body (null without one, and for groups and links); a computed page's is filled by `ComputedPages.fill`. */
+  markdown: string | null;
+}
 
 /**
  * A whole revision read as a stream: the revision, its files and reusable contents, and its tree

@@ -12,7 +12,7 @@ import { COMPUTED_CONTENT_RENDERER, type ComputedContentRenderer } from './compu
 export class ComputedPages {
   constructor(@Optional() @Inject(COMPUTED_CONTENT_RENDERER) private readonly renderer?: ComputedContentRenderer) {}
 
-  async fill(organizationId: string, pages: PageWithBody[], computed: boolean): Promise<void> {
+  async fill(organizationId: string, pages: Pick<PageWithBody, 'pageId' | 'computed' | 'markdown'>[], computed: boolean): Promise<void> {
     const requests = pages.flatMap((page) => (page.computed ? [{ pageId: page.pageId, computed: page.computed }] : []));
     if (requests.length === 0) return;
     const bodies = computed && this.renderer ? await this.renderer.render(organizationId, requests) : new Map<string, string>();

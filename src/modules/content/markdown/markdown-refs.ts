@@ -10,12 +10,15 @@ const PAGE_LINK = /\]\(\/pages\/([A-Za-z0-9_-]+)(#[^)\s]*)?\)/g;
  * pages that do not exist keep their stable form, which is what makes them visibly broken.
  */
 export function withRelativeRefs(markdown: string, fromPath: string, pathOf: (pageId: string) => string | null | undefined): string {
-  return mapOutsideCode(markdown, (text) =>
+  if (!markdown.includes('](/pages/')) return markdown;
+  const relative = (text: string) =>
     text.replace(PAGE_LINK, (whole, pageId: string, anchor: string | undefined) => {
       const target = pathOf(pageId);
       return target ? `](${relativePath(fromPath, target)}${anchor ?? ''})` : whole;
-    }),
-  );
+    });
+  // Without a backtick or `~~~` there is no code to skip, and no link spans lines: one pass over the whole text.
+  if (!markdown.includes('`') && !markdown.includes('~~~')) return relative(markdown);
+  return mapOutsideCode(markdown, relative);
 }
 
 /** Maps the markdown's text outside code (fenced blocks and inline spans), which is left as it is. */
