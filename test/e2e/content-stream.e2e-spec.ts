@@ -245,4 +245,28 @@ describe('streamed content (bytes)', () => {
     const { pages } = JSON.parse(await expected(revisionId, { metadata: true, computed })) as { pages: unknown };
     expect(res.body).toBe(JSON.stringify({ pages }));
   });
+
+  // The stream holds a connection for its cursor; the paths its bodies link to across batches are read on
+  // that same connection. On a second connection, streams that hold a whole pool would wait forever.
+  it("reads linked paths on the stream's own connection: a server with a pool of one connection answers", async () => {
+    const small = await createTestApp({ DATABASE_POOL_SIZE: '1' });
+    try {
+      const res = await small.http
+        .get(`/v1/spaces/${space.id}/content/pages?computed=false`)
+        .set(...org.admin.auth)
+        .buffer(true)
+        .parse((response, done) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => done(null, text));
+        })
+        .timeout(20_000)
+        .expect(200);
+      const { pages } = JSON.parse(await expected(revisions[1], { metadata: true, computed: false })) as { pages: unknown };
+      expect(res.body).toBe(JSON.stringify({ pages }));
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
 });

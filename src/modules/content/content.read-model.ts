@@ -37,6 +37,12 @@ export interface TreeRow {
   markdown: string | null;
 }
 
+/** A revision's tree read from one connection: the batches, and paths by key from the same snapshot. */
+export interface TreeCursor {
+  batches: AsyncGenerator<TreeRow[]>;
+  pathsOf(pageIds: string[]): Promise<Map<string, string | null>>;
+}
+
 /**
  * A whole revision read as a stream: the revision, its files and reusable contents, and its tree
  * in batches (depth first); `pathsOf` gives the paths of pages the bodies link to, by key.

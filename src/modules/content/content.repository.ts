@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, QueryRunner } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import { Blob } from './blob.entity';
 import { ContentDocument } from './document.entity';
 import { RevisionFile } from './revision-file.entity';
-import type { PageWithBody, TreeRow } from './content.read-model';
+import type { PageWithBody, TreeCursor, TreeRow } from './content.read-model';
 import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
@@ -60,9 +60,9 @@ export class ContentRepository {
   }
 
   /** Page id → path of only `pageIds` (read by primary key): the pages some bodies link to. */
-  async pathsOf(revisionId: string, pageIds: string[]): Promise<Map<string, string | null>> {
+  async pathsOf(revisionId: string, pageIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, string | null>> {
     if (pageIds.length === 0) return new Map();
-    const rows: { page_id: string; path: string | null }[] = await this.dataSource.query(
+    const rows: { page_id: string; path: string | null }[] = await manager.query(
       `SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`,
       [revisionId, pageIds],
     );
@@ -85,14 +85,25 @@ export class ContentRepository {
    * and rows come as soon as the walk is sorted. The next batch is fetched while the caller works
    * on the current one, so at most two batches are held.
    */
-  async *streamTree(revisionId: string, batchSize = 500): AsyncGenerator<TreeRow[]> {
+  streamTree(revisionId: string, batchSize = 500): TreeCursor {
     const runner = this.dataSource.createQueryRunner('slave');
+    let reading = false;
+    return {
+      batches: this.treeBatches(runner, revisionId, batchSize, (open) => (reading = open)),
+      // Paths asked for while the tree is read come from the stream's own connection and snapshot:
+      // a second connection per stream could wait forever on a pool that the streams themselves hold.
+      pathsOf: (pageIds) => (reading ? this.pathsOf(revisionId, pageIds, runner.manager) : this.pathsOf(revisionId, pageIds)),
+    };
+  }
+
+  private async *treeBatches(runner: QueryRunner, revisionId: string, batchSize: number, reading: (open: boolean) => void): AsyncGenerator<TreeRow[]> {
     await runner.connect();
     let open = false;
     let pending: Promise<TreeRow[]> | undefined;
     try {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
+      reading(true);
       await runner.query(
         `DECLARE revision_tree NO SCROLL CURSOR FOR
          WITH RECURSIVE walk AS (
@@ -149,6 +160,7 @@ export class ContentRepository {
       await runner.query('COMMIT');
       open = false;
     } finally {
+      reading(false);
       if (pending) await pending.catch(() => undefined);
       if (open) await runner.query('ROLLBACK').catch(() => undefined);
       await runner.release();

@@ -90,10 +90,8 @@ export class ContentService {
   }
 
   private treeOf(revisionId: string, organizationId: string, computed: boolean): Pick<RevisionStream, 'tree' | 'pathsOf'> {
-    return {
-      tree: this.computedBatches(this.content.streamTree(revisionId), organizationId, computed),
-      pathsOf: (pageIds) => this.content.pathsOf(revisionId, pageIds),
-    };
+    const cursor = this.content.streamTree(revisionId);
+    return { tree: this.computedBatches(cursor.batches, organizationId, computed), pathsOf: cursor.pathsOf };
   }
 
   /** Each streamed batch with its computed pages generated (or emptied with `computed=false`). */
