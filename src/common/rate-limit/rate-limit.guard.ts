@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { normalizeIp, ThrottlerException } from '@nestjs/throttler';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { routeMetadata } from '../metadata/route-metadata';
 import { FixedWindowStorage } from './fixed-window.storage';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
 
@@ -32,15 +33,19 @@ interface Usage {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  private readonly isExempt: (context: ExecutionContext) => boolean | undefined;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly storage: FixedWindowStorage,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.isExempt = routeMetadata<boolean>(reflector, RATE_LIMIT_EXEMPT);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride<boolean>(RATE_LIMIT_EXEMPT, [context.getHandler(), context.getClass()])) return true;
+    if (this.isExempt(context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     const { rateLimit } = this.config;
@@ -69,8 +74,7 @@ export class RateLimitGuard implements CanActivate {
     if (rateLimit.perAddress > 0) budgets.push({ name: 'address', key: `address:${address}`, limit: rateLimit.perAddress, windowMs: rateLimit.windowMs });
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (secret && rateLimit.perToken > 0) {
-      const hash = createHash('sha256').update(secret).digest('hex');
-      budgets.push({ name: 'token', key: `token:${hash}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
+      budgets.push({ name: 'token', key: `token:${hash('sha256', secret, 'hex')}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
     }
 
     let tightest: Usage | undefined;
