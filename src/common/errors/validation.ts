@@ -44,7 +44,7 @@ class QuireValidationPipe extends ValidationPipe {
    * Query DTOs an empty query string was found valid for. A request without a query (most GETs,
    * `GET /v1/spaces/{id}` among them) then gets the DTO without class-validator running again:
    * the same empty input through the same pure validators gives the same answer, and running them
-   * was a fifth of such a request's time in the pipe (docs/scaling.md, "The hot path").
+   * was more than half of such a request's time in the pipe (docs/scaling.md, "The hot path").
    */
   private readonly validWhenEmpty = new WeakSet<object>();
 
