@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { JsonReplyAdapter } from './common/http/json-reply.adapter';
 import { setupApp } from './app.setup';
 import { PinoNestLogger } from './common/logging/logger';
 import { AppConfig } from './config/app-config';
@@ -14,7 +15,7 @@ import { AdminService } from './modules/admin/admin.service';
  * and the environment bootstrap. Shared by `main.ts`, the e2e tests and the benchmark.
  */
 export async function createApp(config: AppConfig, databaseUrl: string, logger: Logger): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), new JsonReplyAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
     abortOnError: false,

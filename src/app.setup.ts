@@ -3,9 +3,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
-import { securityHeaders } from './common/http/security-headers';
+import { weakEtag } from './common/http/json-reply.adapter';
+import { requestEdge } from './common/http/request-edge';
+import { bindIdempotency } from './common/idempotency/idempotency.routes';
 import { useInputGate } from './common/input-gate/input-gate';
-import { requestLogging } from './common/logging/request-logging';
 import { MetricsService } from './common/metrics/metrics.service';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
@@ -13,13 +14,15 @@ import { AppConfig } from './config/app-config';
 /** Everything between "app created" and "listening", shared by the server, the tests and the bench. */
 export function setupApp(app: NestExpressApplication, config: AppConfig, logger: Logger): INestApplication {
   app.disable('x-powered-by');
+  // express's weak ETag, computed without a copy of the body (common/http/json-reply.adapter.ts).
+  app.set('etag', weakEtag);
   // Forwarded headers are believed only from proxies on private networks (the load balancer), not from clients.
   app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal']);
-  app.use(requestLogging(logger));
-  app.use(app.get(MetricsService).middleware());
-  app.use(securityHeaders());
+  // Request id, security headers, the log line and the duration metric: one middleware, one listener.
+  app.use(requestEdge(logger, app.get(MetricsService)));
   useInputGate(app, config);
   app.useGlobalPipes(createValidationPipe());
+  bindIdempotency(app);
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });

@@ -1,3 +1,8 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
+import { OrganizationsController } from '../../src/modules/organizations/organizations.controller';
+import { SpacesController } from '../../src/modules/spaces/spaces.controller';
+import { UsersController } from '../../src/modules/users/users.controller';
 import { createUser, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -176,5 +181,15 @@ describe('Idempotency-Key on creates', () => {
       .set('Idempotency-Key', 'a'.repeat(256))
       .send({ title: unique('Org') });
     expectErrorEnvelope(res, 400, /Idempotency-Key/);
+  });
+
+  it('is bound to the routes a POST answering 201 reaches, and to no other route (GETs run without an interceptor)', () => {
+    const interceptors = (handler: unknown) => (Reflect.getMetadata(INTERCEPTORS_METADATA, handler as object) as unknown[] | undefined) ?? [];
+    const bound = (handler: unknown) => interceptors(handler).filter((one) => one === t.app.get(IdempotencyInterceptor)).length;
+    expect(bound(OrganizationsController.prototype.create)).toBe(1);
+    expect(interceptors(UsersController.prototype.getAuthenticatedUser)).toEqual([]);
+    expect(interceptors(SpacesController.prototype.get)).toEqual([]);
+    // POST answering 200 (a move is not a create).
+    expect(interceptors(SpacesController.prototype.move)).toEqual([]);
   });
 });

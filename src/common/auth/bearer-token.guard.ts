@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedExceptio
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { AUTHENTICATOR, type Authenticator } from './authenticator';
+import { routeMetadata } from '../metadata/route-metadata';
 import { IS_PUBLIC } from './public.decorator';
 
 /** The RFC 6750 challenge sent with every 401. */
@@ -10,13 +11,17 @@ export const BEARER_CHALLENGE = 'Bearer realm="quire"';
 /** Global guard: every route needs `Authorization: Bearer <token>` of a known token, unless @Public(). */
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
+  private readonly isPublic: (context: ExecutionContext) => boolean | undefined;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     @Inject(AUTHENTICATOR) private readonly tokens: Authenticator,
-  ) {}
+  ) {
+    this.isPublic = routeMetadata<boolean>(reflector, IS_PUBLIC);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.isPublic(context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];

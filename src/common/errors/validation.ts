@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { type ClassConstructor, plainToInstance } from 'class-transformer';
 import { isBodyOptional, NOT_NULL_CONSTRAINT } from '../validation/presence';
 
 /** At most this many problems are named in one message; the rest are counted ("and 12 more"). */
@@ -39,6 +40,14 @@ function stripProperty(text: string, property: string): string {
  * scalar is refused (ValidationPipe would otherwise validate `null` as an empty object).
  */
 class QuireValidationPipe extends ValidationPipe {
+  /**
+   * Query DTOs an empty query string was found valid for. A request without a query (most GETs,
+   * `GET /v1/spaces/{id}` among them) then gets the DTO without class-validator running again:
+   * the same empty input through the same pure validators gives the same answer, and running them
+   * was more than half of such a request's time in the pipe (docs/scaling.md, "The hot path").
+   */
+  private readonly validWhenEmpty = new WeakSet<object>();
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.data === undefined && isDtoClass(metadata.metatype)) {
       if (value === undefined) {
@@ -47,8 +56,21 @@ class QuireValidationPipe extends ValidationPipe {
         throw new BadRequestException('body: must be a JSON object');
       }
     }
-    return super.transform(value, metadata);
+    const emptyQuery = metadata.type === 'query' && metadata.data === undefined && isDtoClass(metadata.metatype) && isEmptyObject(value);
+    if (emptyQuery && this.validWhenEmpty.has(metadata.metatype as object)) {
+      return plainToInstance(metadata.metatype as ClassConstructor<object>, {}, this.transformOptions);
+    }
+    const result = await super.transform(value, metadata);
+    if (emptyQuery && this.isTransformEnabled) this.validWhenEmpty.add(metadata.metatype as object);
+    return result;
   }
+}
+
+/** An object without own keys (express's query of a URL without one has no prototype). */
+function isEmptyObject(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return false;
+  return Object.getOwnPropertySymbols(value).length === 0;
 }
 
 function isDtoClass(metatype: unknown): boolean {

@@ -1,5 +1,4 @@
 import { Injectable, Logger, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -24,7 +23,9 @@ export class IdempotencyPurgeJob {
   }
 }
 
+/** The interceptor is bound to the routes it can act on by `bindIdempotency` (idempotency.routes.ts), not globally. */
 @Module({
-  providers: [IdempotencyRepository, IdempotencyCommitSubscriber, IdempotencyPurgeJob, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  providers: [IdempotencyRepository, IdempotencyCommitSubscriber, IdempotencyPurgeJob, IdempotencyInterceptor],
+  exports: [IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

@@ -25,13 +25,20 @@ import { findUrlTextProblem } from './url-text';
  * missing body (400 where the body is required) from an empty object.
  */
 export function useInputGate(app: NestExpressApplication, config: AppConfig): void {
-  app.use(checkUrlAndMediaType);
-  // Spec sources first: their limit follows OPENAPI_MAX_BYTES, not BODY_LIMIT. A body read here is
-  // marked read, and the parser below leaves it alone.
+  // Spec sources take a larger body: their limit follows OPENAPI_MAX_BYTES, not BODY_LIMIT.
   const specBody = raw({ limit: specSourceBodyLimit(config.openapi.maxBytes), type: () => true });
-  app.use((req: Request, res: Response, next: NextFunction) => (takesSpecSource(req) ? specBody(req, res, next) : next()));
-  app.useBodyParser('raw', { limit: config.bodyLimit, type: () => true });
-  app.use(parseJsonBody(config.input));
+  const body = raw({ limit: config.bodyLimit, type: () => true });
+  const parse = parseJsonBody(config.input);
+  // One middleware: a request without body bytes (every GET) is done after the URL check.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const problem = urlAndMediaTypeProblem(req);
+    if (problem) return next(problem);
+    if (!sendsBody(req)) {
+      req.body = undefined;
+      return next();
+    }
+    (takesSpecSource(req) ? specBody : body)(req, res, (error?: unknown) => (error ? next(error) : parse(req, res, next)));
+  });
 }
 
 /** True when the request carries body bytes (a zero Content-Length is no body). */
@@ -82,14 +89,15 @@ function mediaTypeProblem(header: string | undefined): string | undefined {
   return undefined;
 }
 
-function checkUrlAndMediaType(req: Request, _res: Response, next: NextFunction): void {
+/** The URL check (1) and the media type check (2), as the exception to answer with. */
+function urlAndMediaTypeProblem(req: Request): BadRequestException | UnsupportedMediaTypeException | undefined {
   const urlProblem = findUrlTextProblem(req.originalUrl ?? req.url);
-  if (urlProblem) return next(new BadRequestException(urlProblem));
+  if (urlProblem) return new BadRequestException(urlProblem);
   if (sendsBody(req) && !takesRawBody(req)) {
     const typeProblem = mediaTypeProblem(req.headers['content-type']);
-    if (typeProblem) return next(new UnsupportedMediaTypeException(typeProblem));
+    if (typeProblem) return new UnsupportedMediaTypeException(typeProblem);
   }
-  next();
+  return undefined;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -44,16 +45,16 @@ export class MetricsService {
     gauge('quire_db_pool_waiting', 'PostgreSQL pool: requests waiting for a connection', (p) => p.waitingCount);
   }
 
-  /** Express middleware timing every request; the route label is the matched template (`/v1/spaces/:spaceId`), never the URL. */
-  middleware() {
-    return (request: Request, response: Response, next: NextFunction) => {
-      const end = this.requestDuration.startTimer();
-      response.once('finish', () => {
-        const route = (request.route as { path?: string } | undefined)?.path;
-        end({ method: request.method, route: typeof route === 'string' ? route : UNMATCHED, status: String(response.statusCode) });
-      });
-      next();
-    };
+  /**
+   * Records a completed request's duration (`common/http/request-edge.ts` times every request); the
+   * route label is the matched template (`/v1/spaces/:spaceId`), never the URL.
+   */
+  observe(request: IncomingMessage, response: ServerResponse, seconds: number): void {
+    const route = ((request as Request).route as { path?: string } | undefined)?.path;
+    this.requestDuration.observe(
+      { method: request.method, route: typeof route === 'string' ? route : UNMATCHED, status: String(response.statusCode) },
+      seconds,
+    );
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -32,6 +32,11 @@ export class FixedWindowStorage implements ThrottlerStorage, OnModuleDestroy {
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    return this.hit(key, ttl, limit, blockDuration, throttlerName);
+  }
+
+  /** `increment`, answered at once: the rate-limit guard runs on every request and need not wait a turn for memory. */
+  hit(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): ThrottlerStorageRecord {
     const now = Date.now();
     const id = `${throttlerName}:${key}`;
     let counter = this.counters.get(id);

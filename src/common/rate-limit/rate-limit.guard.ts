@@ -1,11 +1,23 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { normalizeIp, ThrottlerException } from '@nestjs/throttler';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { routeMetadata } from '../metadata/route-metadata';
 import { FixedWindowStorage } from './fixed-window.storage';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
+
+/** Where a response's 401 is counted, kept on the response so the listener is one shared function. */
+const AUTH_FAILURE = Symbol('quire.authFailure');
+interface FailureCounted {
+  [AUTH_FAILURE]?: { storage: FixedWindowStorage; key: string; limit: number; windowMs: number };
+}
+
+function countAuthFailure(this: Response & FailureCounted): void {
+  const failure = this[AUTH_FAILURE];
+  if (failure && this.statusCode === 401) failure.storage.hit(failure.key, failure.windowMs, failure.limit - 1, failure.windowMs, 'auth-failure');
+}
 
 interface Budget {
   name: string;
@@ -32,15 +44,20 @@ interface Usage {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  private readonly isExempt: (context: ExecutionContext) => boolean | undefined;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly storage: FixedWindowStorage,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.isExempt = routeMetadata<boolean>(reflector, RATE_LIMIT_EXEMPT);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous: the counters are in memory, so a request goes through without a promise of its own. */
+  canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride<boolean>(RATE_LIMIT_EXEMPT, [context.getHandler(), context.getClass()])) return true;
+    if (this.isExempt(context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     const { rateLimit } = this.config;
@@ -58,25 +75,26 @@ export class RateLimitGuard implements CanActivate {
         );
       }
       // Counted once the answer is known, whoever produced the 401.
-      response.once('finish', () => {
-        if (response.statusCode === 401) {
-          void this.storage.increment(failures, rateLimit.authFailureWindowMs, rateLimit.authFailures - 1, rateLimit.authFailureWindowMs, 'auth-failure');
-        }
-      });
+      (response as FailureCounted)[AUTH_FAILURE] = {
+        storage: this.storage,
+        key: failures,
+        limit: rateLimit.authFailures,
+        windowMs: rateLimit.authFailureWindowMs,
+      };
+      response.once('finish', countAuthFailure);
     }
 
     const budgets: Budget[] = [];
     if (rateLimit.perAddress > 0) budgets.push({ name: 'address', key: `address:${address}`, limit: rateLimit.perAddress, windowMs: rateLimit.windowMs });
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (secret && rateLimit.perToken > 0) {
-      const hash = createHash('sha256').update(secret).digest('hex');
-      budgets.push({ name: 'token', key: `token:${hash}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
+      budgets.push({ name: 'token', key: `token:${hash('sha256', secret, 'hex')}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
     }
 
     let tightest: Usage | undefined;
     for (const budget of budgets) {
       // blockDuration 0: a request over the budget is refused, and the window runs on as usual.
-      const record = await this.storage.increment(budget.key, budget.windowMs, budget.limit, 0, budget.name);
+      const record = this.storage.hit(budget.key, budget.windowMs, budget.limit, 0, budget.name);
       const usage = { limit: budget.limit, remaining: Math.max(0, budget.limit - record.totalHits), reset: Math.max(0, record.timeToExpire) };
       if (record.isBlocked || record.totalHits > budget.limit) {
         // A fixed window: the budget comes back whole when the window ends.

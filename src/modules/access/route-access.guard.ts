@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiExtension, ApiParam } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ROUTE_ACCESS_EXTENSION, type RouteAccessDeclaration } from '../../common/access/route-access';
+import { routeMetadata } from '../../common/metadata/route-metadata';
 import { User } from '../users/user.entity';
 import type { CollectionAction as CollectionActionName, SpaceAction as SpaceActionName } from './access.policy';
 import { CollectionAccess, CollectionAccessService } from './collection-access.service';
@@ -51,14 +52,18 @@ export function CollectionAction(action: CollectionActionName): MethodDecorator 
 /** Runs the check a route declared with `@SpaceAction` or `@CollectionAction`, once per request. */
 @Injectable()
 export class RouteAccessGuard implements CanActivate {
+  private readonly declarationOf: (context: ExecutionContext) => ScopedDeclaration | undefined;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly spaces: SpaceAccessService,
     private readonly collections: CollectionAccessService,
-  ) {}
+  ) {
+    this.declarationOf = routeMetadata<ScopedDeclaration>(reflector, ROUTE_ACCESS);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const declaration = this.reflector.getAllAndOverride<ScopedDeclaration | undefined>(ROUTE_ACCESS, [context.getHandler(), context.getClass()]);
+    const declaration = this.declarationOf(context);
     const request = context.switchToHttp().getRequest<AccessRequest>();
     if (!declaration) throw new Error(`${request.method} ${request.route?.path}: RouteAccessGuard without a declared action`);
     const user = request.user as User;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'quire_';
 
@@ -9,5 +9,5 @@ export function generateTokenSecret(): string {
 
 /** What the database keeps instead of the secret. */
 export function hashTokenSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { integrationError } from '../integration.errors';
+import type { ScriptPrincipal } from './script-principal';
 import { scriptScopeDecision } from './script-scope.policy';
 
 /**
@@ -15,10 +16,15 @@ import { scriptScopeDecision } from './script-scope.policy';
 export class ScriptScopeGuard implements CanActivate {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** A user token (every request but a script's) passes at once, without a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const principal = request.scriptPrincipal;
     if (!principal) return true;
+    return this.checkScript(request, principal);
+  }
+
+  private async checkScript(request: Request, principal: ScriptPrincipal): Promise<boolean> {
     const params = request.params as Record<string, string | undefined>;
     const write = !['GET', 'HEAD', 'OPTIONS'].includes(request.method);
     const notFound = (what: string) => integrationError('integration.not_found', `${what} not found`);
