@@ -81,21 +81,24 @@ export class ChangeRequestsRepository {
   /**
    * The pages whose rows differ, in anything the merge compares (`MERGED_COLUMNS`), between `base`
    * and `ours` or between `base` and `theirs` (present in one and not the other included), with
-   * their three rows. One FULL JOIN of the three revisions' rows in SQL (every other column is
-   * compared there, not in JS), then the differing pages' rows by primary key.
+   * their three rows. One FULL JOIN of the three revisions' rows in SQL (compared there, not in JS),
+   * then the differing pages' rows by primary key.
    */
   async changedPages(base: string, ours: string, theirs: string, manager: EntityManager): Promise<PageVersions<TreePage>[]> {
     const side = (param: string) => `SELECT ${MERGED_COLUMNS} FROM revision_pages WHERE revision_id = ${param}`;
-    const rows: Record<string, unknown>[] = await manager.query(
-      `WITH b AS (${side('$1')}), o AS (${side('$2')}), t AS (${side('$3')}),
-            differing AS (
-              SELECT coalesce(b.page_id, o.page_id, t.page_id) AS page_id
-                FROM b FULL JOIN o ON o.page_id = b.page_id
-                       FULL JOIN t ON t.page_id = coalesce(b.page_id, o.page_id)
-               WHERE b IS DISTINCT FROM o OR b IS DISTINCT FROM t)
-       SELECT p.revision_id, ${TREE_COLUMNS.replace(/(\w+)/g, 'p.$1')}
-         FROM differing d JOIN revision_pages p ON p.revision_id = ANY(ARRAY[$1, $2, $3]::text[]) AND p.page_id = d.page_id`,
+    const differing: { page_id: string }[] = await manager.query(
+      `WITH b AS (${side('$1')}), o AS (${side('$2')}), t AS (${side('$3')})
+       SELECT coalesce(b.page_id, o.page_id, t.page_id) AS page_id
+         FROM b FULL JOIN o ON o.page_id = b.page_id
+                FULL JOIN t ON t.page_id = coalesce(b.page_id, o.page_id)
+        WHERE b IS DISTINCT FROM o OR b IS DISTINCT FROM t`,
       [base, ours, theirs],
+    );
+    if (differing.length === 0) return [];
+    // A second query, so the planner, which cannot guess how few pages differ, reads them by primary key.
+    const rows: Record<string, unknown>[] = await manager.query(
+      `SELECT revision_id, ${TREE_COLUMNS} FROM revision_pages WHERE revision_id = ANY(ARRAY[$1, $2, $3]::text[]) AND page_id = ANY($4::text[])`,
+      [base, ours, theirs, differing.map((row) => row.page_id)],
     );
     const versions = new Map<string, PageVersions<TreePage>>();
     for (const row of rows) {
