@@ -105,7 +105,9 @@ export function pageChanged(a: MergeablePage, b: MergeablePage): boolean {
 }
 
 /**
- * Merges page trees matched by stable page id. Per page: a change on one side wins; both sides
+ * The whole-tree merge: the reference the partial merge (`mergeChangedPages`, what the service
+ * runs) is tested against, and the definition of its semantics. Merges page trees matched by
+ * stable page id. Per page: a change on one side wins; both sides
  * changed → settings merged one by one (different values: conflict) and bodies merged line by line;
  * deleted on one side and changed on the other → conflict. Insertions are kept from both sides.
  * Sibling order: a page takes the position of the side that moved it (ours when both did), then
