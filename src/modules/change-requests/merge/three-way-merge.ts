@@ -107,8 +107,7 @@ export function pageChanged(a: MergeablePage, b: MergeablePage): boolean {
 /**
  * The whole-tree merge: the reference the partial merge (`mergeChangedPages`, what the service
  * runs) is tested against, and the definition of its semantics. Merges page trees matched by
- * stable page id. Per page: a change on one side wins; both sides
- * changed → settings merged one by one (different values: conflict) and bodies merged line by line;
+ * stable page id. Per page: a change on one side wins; both sides changed → settings merged one by one (different values: conflict) and bodies merged line by line;
  * deleted on one side and changed on the other → conflict. Insertions are kept from both sides.
  * Sibling order: a page takes the position of the side that moved it (ours when both did), then
  * siblings are numbered again in that order (main's page first on a tie), so no two share a place.
@@ -162,7 +161,7 @@ export function mergePageTrees<P extends MergeablePage>(base: P[], ours: P[], th
   return { pages, conflicts: dedupe(conflicts), changed, removed };
 }
 
-/** A page of the merge and the side its place among siblings comes from (ours wins a tie). */
+/** A page of the merge, and whether its place among siblings is ours (on a tie of positions, main's page goes first). */
 export interface MergedPage<P> {
   page: P;
   fromOurs: boolean;
