@@ -300,6 +300,54 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
       expect(tree[0].pages.map((page: { title: string }) => page.title)).toEqual(['Two']);
     });
 
+    it('merges from the rows that differ: settings, nested inserts, a new file, a renamed slug, while main changed other pages', async () => {
+      const space = await spaceWith(['Guide', 'Install', 'Configure', 'Reference'].map((title) => ({ title, markdown: title.toLowerCase() })));
+      const nest = await newChangeRequest(space.id);
+      await changes(nest.url, [
+        { operation: 'update_page', page: space.pages.Install, into: space.pages.Guide },
+        { operation: 'update_page', page: space.pages.Configure, into: space.pages.Guide },
+      ]).expect(200);
+      await admin().post(`${nest.url}/merge`).expect(200);
+
+      const a = await newChangeRequest(space.id);
+      const b = await newChangeRequest(space.id);
+      await changes(a.url, [
+        { operation: 'update_page', page: space.pages.Install, emoji: '1f680', hidden: true },
+        { operation: 'update_page', page: space.pages.Configure, noIndex: true },
+        { operation: 'insert_page', title: 'FAQ', into: space.pages.Guide, at: 0, document: { markdown: 'faq' } },
+        { operation: 'insert_files', files: [{ ref: 'logo.png', name: 'logo.png', contentType: 'image/png', base64: PNG }] },
+      ]).expect(200);
+      await changes(b.url, [
+        { operation: 'update_page', page: space.pages.Reference, title: 'API reference' },
+        { operation: 'insert_page', title: 'Changelog', document: { markdown: 'changes' } },
+      ]).expect(200);
+      await admin().post(`${b.url}/merge`).expect(200);
+      await admin().post(`${a.url}/update`).expect(200);
+      await admin().post(`${a.url}/merge`).expect(200);
+
+      type TreeJson = { title: string; emoji?: string; hidden: boolean; noIndex: boolean; pages?: TreeJson[] };
+      const tree: TreeJson[] = (await admin().get(`/v1/spaces/${space.id}/content/pages`).expect(200)).body.pages;
+      expect(tree.map((page) => page.title)).toEqual(['Guide', 'API reference', 'Changelog']);
+      const guide = tree[0].pages ?? [];
+      expect(guide.map((page) => [page.title, page.emoji ?? null, page.hidden, page.noIndex])).toEqual([
+        ['FAQ', null, false, false],
+        ['Install', '1f680', true, false],
+        ['Configure', null, false, true],
+      ]);
+      const files = (await admin().get(`/v1/spaces/${space.id}/content/files`).expect(200)).body.items;
+      expect(files.map((file: { name: string }) => file.name)).toEqual(['logo.png']);
+
+      // A renamed slug of a page main has: the revision is written whole.
+      const c = await newChangeRequest(space.id);
+      await changes(c.url, [{ operation: 'update_page', page: space.pages.Reference, slug: 'api' }]).expect(200);
+      await admin().post(`${c.url}/merge`).expect(200);
+      expect((await admin().get(`/v1/spaces/${space.id}/content/path/api`).expect(200)).body.id).toBe(space.pages.Reference);
+      expect((await mainPage(space.id, space.pages.Install)).markdown).toBe('install');
+      const after = (await admin().get(`/v1/spaces/${space.id}/content/pages`).expect(200)).body.pages as TreeJson[];
+      expect(after.map((page) => page.title)).toEqual(['Guide', 'API reference', 'Changelog']);
+      expect((await admin().get(`/v1/spaces/${space.id}/content/files`).expect(200)).body.items).toHaveLength(1);
+    });
+
     it('writes a merge as a delta whose links and search rows match the new tree', async () => {
       const space = await spaceWith([
         { title: 'Alpha', markdown: 'See [b](./bravo.md) and [out](https://example.com).' },

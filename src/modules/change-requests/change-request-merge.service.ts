@@ -2,15 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { SpaceAccess } from '../access/space-access.service';
 import { SpaceUnitOfWork, SpaceWrite } from '../space-writes/space-unit-of-work';
 import { User } from '../users/user.entity';
-import type { DraftFile } from '../content/revision-writer';
 import { ChangeRequestContentService } from './change-request-content.service';
-import { ChangeRequestRevisions, LoadedRevision } from './change-request-revisions';
+import type { TreePage } from './authoring/tree-editor';
+import { ChangeRequestRevisions, RevisionChanges } from './change-request-revisions';
 import { ChangeRequest } from './change-request.entity';
 import { changeRequestError } from './change-request.errors';
 import { CHANGE_REQUEST_POLICY, counterDelta } from './change-request.policy';
 import type { MergeOutcome } from './change-request.read-model';
 import { ChangeRequestsRepository } from './change-requests.repository';
-import { bodiesToMerge, describeConflicts, mergePageTrees } from './merge/three-way-merge';
+import { mergeChangedPages } from './merge/partial-merge';
+import { bodiesToMerge, describeConflicts } from './merge/three-way-merge';
 
 /**
  * Update from main and merge: three-way merges of the change request's head (ours) and the space's
@@ -35,7 +36,7 @@ export class ChangeRequestMergeService {
       const main = write.space.revisionId;
       if ((cr.revisionMergedAncestor ?? cr.revisionInitial) === main) return { revision: cr.revision, result: 'update' };
       const merged = await this.merge3(write, cr);
-      const { id: revision } = await this.revisions.write({ ...merged.draft, parents: [cr.revision, main], type: 'update', createdBy: user.id }, write.em);
+      const { id: revision } = await this.revisions.writeChanges({ ...merged, parents: [cr.revision, main], type: 'update', createdBy: user.id }, write.em);
       await this.rows.update(cr.id, { revision, revisionMergedAncestor: main }, write.em);
       await this.rows.addContributor(cr.id, user.id, write.em);
       return { revision, result: 'update' };
@@ -49,7 +50,7 @@ export class ChangeRequestMergeService {
       const main = write.space.revisionId;
       const merged = await this.merge3(write, cr);
       const revision = await write.commitRevision((baseRevisionId, em) =>
-        this.revisions.write({ ...merged.draft, parents: [baseRevisionId, cr.revision], type: 'merge', createdBy: user.id }, em),
+        this.revisions.writeChanges({ ...merged, parents: [baseRevisionId, cr.revision], type: 'merge', createdBy: user.id }, em),
       );
       await this.rows.update(
         cr.id,
@@ -61,42 +62,38 @@ export class ChangeRequestMergeService {
     });
   }
 
-  private async merge3(write: SpaceWrite, cr: ChangeRequest) {
+  /**
+   * The merge, read from what differs: the pages whose rows differ between the base and either
+   * side (one SQL comparison), bodies only where both sides changed one, and the context the tree
+   * checks need (sibling groups, ancestors) from main's revision by index. Answers the changes to
+   * write on top of main's revision.
+   */
+  private async merge3(write: SpaceWrite, cr: ChangeRequest): Promise<Omit<RevisionChanges, 'parents' | 'type' | 'createdBy'>> {
     const spaceId = write.space.id;
-    const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
+    const base = cr.revisionMergedAncestor ?? cr.revisionInitial;
     const main = write.space.revisionId;
-    const ours = await this.revisions.load(spaceId, cr.revision, write.em);
-    const theirs = await this.revisions.load(spaceId, main, write.em);
-    // Nothing happened on main since the base: the change request's head is the result.
-    const base = baseId === main ? theirs : await this.revisions.load(spaceId, baseId, write.em);
-    const both = new Set(bodiesToMerge(base.pages, ours.pages, theirs.pages));
+    const em = write.em;
+    const differing = await this.rows.changedPages(base, cr.revision, main, em);
+    const sides = (side: 'base' | 'ours' | 'theirs') => differing.map((entry) => entry[side]).filter((page): page is TreePage => !!page);
+    const both = new Set(bodiesToMerge(sides('base'), sides('ours'), sides('theirs')));
     if (both.size > 0) {
-      for (const revision of [base, ours, theirs])
-        await this.revisions.withBodies(
-          revision.pages.filter((page) => both.has(page.pageId)),
-          write.em,
-        );
+      const pages = differing.filter((entry) => both.has(entry.pageId)).flatMap((entry) => [entry.base, entry.ours, entry.theirs]);
+      await this.revisions.withBodies(
+        pages.filter((page): page is TreePage => !!page),
+        em,
+      );
     }
-    const result = mergePageTrees(base.pages, ours.pages, theirs.pages);
+    const result = await mergeChangedPages(differing, {
+      children: (parentIds) => this.rows.childRows(main, parentIds, em),
+      ancestors: (ids) => this.rows.ancestorRows(main, ids, em),
+    });
     if (result.conflicts.length > 0) throw changeRequestError('change_request.conflict', describeConflicts(result.conflicts));
     return {
-      draft: {
-        spaceId,
-        pages: result.pages,
-        dirty: result.changed,
-        base: main,
-        removed: [...result.removed],
-        files: mergeFiles(base, ours, theirs),
-        newFiles: mergeFiles(base, ours, theirs).slice(theirs.files.length),
-        reusableContents: theirs.reusableContents,
-        variables: theirs.variables,
-      },
+      spaceId,
+      base: main,
+      changed: result.changed,
+      removed: result.removed,
+      newFiles: await this.rows.addedFiles(base, cr.revision, main, em),
     };
   }
-}
-
-/** Files by id: main's, plus those the change request added (files are never deleted by a change request). */
-function mergeFiles(base: LoadedRevision, ours: LoadedRevision, theirs: LoadedRevision): DraftFile[] {
-  const known = new Set([...base.files, ...theirs.files].map((file) => file.fileId));
-  return [...theirs.files, ...ours.files.filter((file) => !known.has(file.fileId))];
 }

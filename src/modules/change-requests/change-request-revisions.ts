@@ -41,6 +41,22 @@ export interface NewRevision {
   variables: LoadedRevision['variables'];
 }
 
+/** A new revision described by what differs from `base`: the merge's result. */
+export interface RevisionChanges {
+  spaceId: string;
+  parents: string[];
+  type: RevisionType;
+  createdBy: string | null;
+  /** The revision the new one is written as a delta of. */
+  base: string;
+  /** Pages whose row differs from `base`'s, whole (their markdown, when set, is stored again). */
+  changed: TreePage[];
+  /** Pages of `base` that are gone. */
+  removed: string[];
+  /** Files not in `base`. */
+  newFiles: DraftFile[];
+}
+
 /** Reads revisions whole, and writes new ones through the content module's writer, in the caller's transaction. */
 @Injectable()
 export class ChangeRequestRevisions {
@@ -86,24 +102,55 @@ export class ChangeRequestRevisions {
    * moves or renames pages that were in the base (the delta writer declines those).
    */
   async write(draft: NewRevision, em: EntityManager): Promise<WrittenRevision> {
-    const changed: DraftPage[] = draft.pages
-      .filter((page) => draft.dirty.has(page.pageId))
-      .map(({ markdown, ...page }) => (typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null }));
-    const written = await this.deltaWriter.write(
+    const changed = draft.pages.filter((page) => draft.dirty.has(page.pageId));
+    const written = await this.writeDelta({ ...draft, changed }, em);
+    if (written) return written;
+    return { id: await this.writeWhole(draft, em) };
+  }
+
+  /**
+   * Like `write`, from the changes alone: the base is read whole only when the delta writer
+   * declines (a moved or renamed base page), to write the whole revision.
+   */
+  async writeChanges(changes: RevisionChanges, em: EntityManager): Promise<WrittenRevision> {
+    const written = await this.writeDelta(changes, em);
+    if (written) return written;
+    const base = await this.load(changes.spaceId, changes.base, em);
+    const pages = new Map(base.pages.map((page) => [page.pageId, page]));
+    for (const id of changes.removed) pages.delete(id);
+    for (const page of changes.changed) pages.set(page.pageId, page);
+    const id = await this.writeWhole(
       {
-        spaceId: draft.spaceId,
-        base: draft.base,
-        parents: draft.parents,
-        type: draft.type,
-        createdBy: draft.createdBy,
-        pages: changed,
-        removed: draft.removed,
-        files: draft.newFiles,
+        ...changes,
+        pages: [...pages.values()],
+        dirty: new Set(changes.changed.map((page) => page.pageId)),
+        files: [...base.files, ...changes.newFiles],
+        reusableContents: base.reusableContents,
+        variables: base.variables,
       },
       em,
     );
-    if (written) return { id: written.revision.id, delta: written.delta };
-    return { id: await this.writeWhole(draft, em) };
+    return { id };
+  }
+
+  private async writeDelta(changes: RevisionChanges, em: EntityManager): Promise<WrittenRevision | null> {
+    const pages: DraftPage[] = changes.changed.map(({ markdown, ...page }) =>
+      typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
+    );
+    const written = await this.deltaWriter.write(
+      {
+        spaceId: changes.spaceId,
+        base: changes.base,
+        parents: changes.parents,
+        type: changes.type,
+        createdBy: changes.createdBy,
+        pages,
+        removed: changes.removed,
+        files: changes.newFiles,
+      },
+      em,
+    );
+    return written ? { id: written.revision.id, delta: written.delta } : null;
   }
 
   private async writeWhole(draft: NewRevision, em: EntityManager): Promise<string> {

@@ -7,6 +7,8 @@ import { ChangeRequestContributor } from './change-request-contributor.entity';
 import { ChangeRequest, ChangeRequestStatus } from './change-request.entity';
 import type { ListChangeRequestsQueryDto } from './dto/list-change-requests-query.dto';
 import type { TreePage } from './authoring/tree-editor';
+import type { PageVersions } from './merge/partial-merge';
+import type { RevisionFile } from '../content/revision-file.entity';
 
 /** Every query of change requests and their contributors. */
 @Injectable()
@@ -70,33 +72,93 @@ export class ChangeRequestsRepository {
    */
   async treeRows(revisionId: string, manager: EntityManager): Promise<TreePage[]> {
     const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT page_id, parent_id, position, kind, title, emoji, icon, slug, description, layout, cover, hidden, no_index,
-              no_robots_index, variables, document_id, link_target, computed, created_at, updated_at
-         FROM revision_pages WHERE revision_id = $1 ORDER BY parent_id, position`,
+      `SELECT ${TREE_COLUMNS} FROM revision_pages WHERE revision_id = $1 ORDER BY parent_id, position`,
       [revisionId],
     );
+    return rows.map(treePage);
+  }
+
+  /**
+   * The pages whose rows differ, in anything the merge compares (`MERGED_COLUMNS`), between `base`
+   * and `ours` or between `base` and `theirs` (present in one and not the other included), with
+   * their three rows. One FULL JOIN of the three revisions' rows in SQL (compared there, not in JS),
+   * then the differing pages' rows by primary key.
+   */
+  async changedPages(base: string, ours: string, theirs: string, manager: EntityManager): Promise<PageVersions<TreePage>[]> {
+    const side = (param: string) => `SELECT ${MERGED_COLUMNS} FROM revision_pages WHERE revision_id = ${param}`;
+    const differing: { page_id: string }[] = await manager.query(
+      `WITH b AS (${side('$1')}), o AS (${side('$2')}), t AS (${side('$3')})
+       SELECT coalesce(b.page_id, o.page_id, t.page_id) AS page_id
+         FROM b FULL JOIN o ON o.page_id = b.page_id
+                FULL JOIN t ON t.page_id = coalesce(b.page_id, o.page_id)
+        WHERE b IS DISTINCT FROM o OR b IS DISTINCT FROM t`,
+      [base, ours, theirs],
+    );
+    if (differing.length === 0) return [];
+    // A second query, so the planner, which cannot guess how few pages differ, reads them by primary key.
+    const rows: Record<string, unknown>[] = await manager.query(
+      `SELECT revision_id, ${TREE_COLUMNS} FROM revision_pages WHERE revision_id = ANY(ARRAY[$1, $2, $3]::text[]) AND page_id = ANY($4::text[])`,
+      [base, ours, theirs, differing.map((row) => row.page_id)],
+    );
+    const versions = new Map<string, PageVersions<TreePage>>();
+    for (const row of rows) {
+      const page = treePage(row);
+      const entry = versions.get(page.pageId) ?? { pageId: page.pageId };
+      // base and theirs are one revision when nothing happened on main since the change request left it.
+      if (row.revision_id === base) entry.base = page;
+      if (row.revision_id === ours) entry.ours = { ...page };
+      if (row.revision_id === theirs) entry.theirs = { ...page };
+      versions.set(page.pageId, entry);
+    }
+    return [...versions.values()];
+  }
+
+  /** A revision's pages under the given parents (null: top level), by `revision_pages_children_idx`. */
+  async childRows(revisionId: string, parentIds: (string | null)[], manager: EntityManager): Promise<TreePage[]> {
+    if (parentIds.length === 0) return [];
+    const ids = parentIds.filter((id): id is string => id !== null);
+    const rows: Record<string, unknown>[] = await manager.query(
+      `SELECT ${TREE_COLUMNS} FROM revision_pages
+        WHERE revision_id = $1 AND (parent_id = ANY($2::text[]) OR ($3 AND parent_id IS NULL))
+        ORDER BY parent_id, position`,
+      [revisionId, ids, ids.length < parentIds.length],
+    );
+    return rows.map(treePage);
+  }
+
+  /** A revision's pages with the given ids and all their ancestors (walked up by primary key). */
+  async ancestorRows(revisionId: string, pageIds: string[], manager: EntityManager): Promise<TreePage[]> {
+    if (pageIds.length === 0) return [];
+    const rows: Record<string, unknown>[] = await manager.query(
+      `WITH RECURSIVE up (page_id, parent_id) AS (
+         SELECT page_id, parent_id FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])
+         UNION
+         SELECT p.page_id, p.parent_id FROM up JOIN revision_pages p ON p.revision_id = $1 AND p.page_id = up.parent_id)
+       SELECT ${TREE_COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM up JOIN revision_pages p ON p.revision_id = $1 AND p.page_id = up.page_id`,
+      [revisionId, pageIds],
+    );
+    return rows.map(treePage);
+  }
+
+  /** Files of `ours` in neither `base` nor `theirs`: what a change request adds (it never deletes files). */
+  async addedFiles(base: string, ours: string, theirs: string, manager: EntityManager): Promise<Omit<RevisionFile, 'revisionId'>[]> {
+    const rows: Record<string, unknown>[] = await manager.query(
+      `SELECT file_id, name, content_type, size, width, height, blob_id, created_at FROM revision_files o
+        WHERE o.revision_id = $2
+          AND NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.revision_id IN ($1, $3) AND f.file_id = o.file_id)
+        ORDER BY o.created_at, o.file_id`,
+      [base, ours, theirs],
+    );
     return rows.map((row) => ({
-      pageId: row.page_id,
-      parentId: row.parent_id,
-      position: row.position,
-      kind: row.kind,
-      title: row.title,
-      emoji: row.emoji,
-      icon: row.icon,
-      slug: row.slug,
-      description: row.description,
-      layout: row.layout,
-      cover: row.cover,
-      hidden: row.hidden,
-      noIndex: row.no_index,
-      noRobotsIndex: row.no_robots_index,
-      variables: row.variables,
-      documentId: row.document_id,
-      linkTarget: row.link_target,
-      computed: row.computed,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    })) as TreePage[];
+      fileId: row.file_id as string,
+      name: row.name as string,
+      contentType: row.content_type as string,
+      size: Number(row.size),
+      width: row.width as number | null,
+      height: row.height as number | null,
+      blobId: row.blob_id as string,
+      createdAt: row.created_at as Date,
+    }));
   }
 
   async users(ids: (string | null)[]): Promise<Map<string, User>> {
@@ -105,4 +167,37 @@ export class ChangeRequestsRepository {
     const users = await this.dataSource.manager.find(User, { where: { id: In(wanted) } });
     return new Map(users.map((user) => [user.id, user]));
   }
+}
+
+/** Columns of a tree row (`TreePage`). */
+const TREE_COLUMNS = `page_id, parent_id, position, kind, title, emoji, icon, slug, description, layout, cover, hidden, no_index,
+  no_robots_index, variables, document_id, link_target, computed, created_at, updated_at`;
+
+/** Every column the merge compares (`pageChanged`: parent, position, body, and the SETTINGS of merge/three-way-merge.ts). */
+const MERGED_COLUMNS = `page_id, parent_id, position, document_id, kind, title, emoji, icon, slug, description, layout, cover, hidden, no_index,
+  no_robots_index, variables, link_target, computed`;
+
+function treePage(row: Record<string, unknown>): TreePage {
+  return {
+    pageId: row.page_id,
+    parentId: row.parent_id,
+    position: row.position,
+    kind: row.kind,
+    title: row.title,
+    emoji: row.emoji,
+    icon: row.icon,
+    slug: row.slug,
+    description: row.description,
+    layout: row.layout,
+    cover: row.cover,
+    hidden: row.hidden,
+    noIndex: row.no_index,
+    noRobotsIndex: row.no_robots_index,
+    variables: row.variables,
+    documentId: row.document_id,
+    linkTarget: row.link_target,
+    computed: row.computed,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  } as TreePage;
 }

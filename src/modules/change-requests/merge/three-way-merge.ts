@@ -105,8 +105,9 @@ export function pageChanged(a: MergeablePage, b: MergeablePage): boolean {
 }
 
 /**
- * Merges page trees matched by stable page id. Per page: a change on one side wins; both sides
- * changed → settings merged one by one (different values: conflict) and bodies merged line by line;
+ * The whole-tree merge: the reference the partial merge (`mergeChangedPages`, what the service
+ * runs) is tested against, and the definition of its semantics. Merges page trees matched by
+ * stable page id. Per page: a change on one side wins; both sides changed → settings merged one by one (different values: conflict) and bodies merged line by line;
  * deleted on one side and changed on the other → conflict. Insertions are kept from both sides.
  * Sibling order: a page takes the position of the side that moved it (ours when both did), then
  * siblings are numbered again in that order (main's page first on a tie), so no two share a place.
@@ -116,34 +117,13 @@ export function mergePageTrees<P extends MergeablePage>(base: P[], ours: P[], th
   const oursById = new Map(ours.map((page) => [page.pageId, page]));
   const theirsById = new Map(theirs.map((page) => [page.pageId, page]));
   const conflicts: MergeConflict[] = [];
-  const merged = new Map<string, { page: P; fromOurs: boolean }>();
+  const merged = new Map<string, MergedPage<P>>();
   const conflict = (page: MergeablePage, reason: ConflictReason) => conflicts.push({ pageId: page.pageId, title: page.title, reason });
 
   const ids = new Set([...theirsById.keys(), ...oursById.keys(), ...baseById.keys()]);
   for (const id of ids) {
-    const b = baseById.get(id);
-    const o = oursById.get(id);
-    const t = theirsById.get(id);
-    if (!o && !t) continue;
-    if (!b) {
-      // Added on one side (ids are new ids, so both sides adding one page is a copy of a revision).
-      if (o && t && pageChanged(o, t)) conflict(o, 'changed differently on both sides');
-      merged.set(id, o ? { page: o, fromOurs: true } : { page: t as P, fromOurs: false });
-      continue;
-    }
-    if (!o || !t) {
-      const kept = (o ?? t) as P;
-      if (pageChanged(b, kept)) conflict(kept, 'deleted on one side, edited on the other');
-      continue;
-    }
-    const oursChanged = pageChanged(b, o);
-    const theirsChanged = pageChanged(b, t);
-    if (!oursChanged) merged.set(id, { page: t, fromOurs: false });
-    else if (!theirsChanged) merged.set(id, { page: o, fromOurs: true });
-    else {
-      const page = mergeBothChanged(b, o, t, (reason) => conflict(o, reason));
-      if (page) merged.set(id, { page, fromOurs: page.position === o.position && o.position !== b.position });
-    }
+    const entry = mergePage(baseById.get(id), oursById.get(id), theirsById.get(id), conflict);
+    if (entry) merged.set(id, entry);
   }
 
   // The merged tree must hold together: parents that exist, no cycles, sibling slugs unique.
@@ -160,7 +140,7 @@ export function mergePageTrees<P extends MergeablePage>(base: P[], ours: P[], th
       seen.add(at);
     }
   }
-  const bySibling = new Map<string | null, { page: P; fromOurs: boolean }[]>();
+  const bySibling = new Map<string | null, MergedPage<P>[]>();
   for (const entry of merged.values()) {
     const list = bySibling.get(entry.page.parentId) ?? [];
     list.push(entry);
@@ -168,14 +148,7 @@ export function mergePageTrees<P extends MergeablePage>(base: P[], ours: P[], th
   }
   const pages: P[] = [];
   for (const siblings of bySibling.values()) {
-    const slugs = new Map<string, P>();
-    for (const { page } of siblings) {
-      if (page.slug === null) continue;
-      if (slugs.has(page.slug)) conflict(page, 'slug taken by another page');
-      slugs.set(page.slug, page);
-    }
-    siblings.sort((a, b) => a.page.position - b.page.position || Number(a.fromOurs) - Number(b.fromOurs) || (a.page.pageId < b.page.pageId ? -1 : 1));
-    siblings.forEach(({ page }, position) => pages.push(page.position === position ? page : { ...page, position }));
+    for (const { page } of numberSiblings(siblings, conflict)) pages.push(page);
   }
 
   const changed = new Set<string>();
@@ -186,6 +159,60 @@ export function mergePageTrees<P extends MergeablePage>(base: P[], ours: P[], th
   const kept = new Set(pages.map((page) => page.pageId));
   const removed = new Set(theirs.filter((page) => !kept.has(page.pageId)).map((page) => page.pageId));
   return { pages, conflicts: dedupe(conflicts), changed, removed };
+}
+
+/** A page of the merge, and whether its place among siblings is ours (on a tie of positions, main's page goes first). */
+export interface MergedPage<P> {
+  page: P;
+  fromOurs: boolean;
+}
+
+/**
+ * One page's merge from its three versions (absent: not in that revision): a change on one side
+ * wins; both changed → settings, parent and body merged one by one; deleted on one side and changed
+ * on the other → conflict. Undefined when the page is not in the result (deleted, or in conflict).
+ */
+export function mergePage<P extends MergeablePage>(
+  b: P | undefined,
+  o: P | undefined,
+  t: P | undefined,
+  conflict: (page: MergeablePage, reason: ConflictReason) => void,
+): MergedPage<P> | undefined {
+  if (!o && !t) return undefined;
+  if (!b) {
+    // Added on one side (ids are new ids, so both sides adding one page is a copy of a revision).
+    if (o && t && pageChanged(o, t)) conflict(o, 'changed differently on both sides');
+    return o ? { page: o, fromOurs: true } : { page: t as P, fromOurs: false };
+  }
+  if (!o || !t) {
+    const kept = (o ?? t) as P;
+    if (pageChanged(b, kept)) conflict(kept, 'deleted on one side, edited on the other');
+    return undefined;
+  }
+  if (!pageChanged(b, o)) return { page: t, fromOurs: false };
+  if (!pageChanged(b, t)) return { page: o, fromOurs: true };
+  const page = mergeBothChanged(b, o, t, (reason) => conflict(o, reason));
+  return page ? { page, fromOurs: page.position === o.position && o.position !== b.position } : undefined;
+}
+
+/**
+ * The children of one parent in the result, in order and numbered again from 0 (by position, main's
+ * page first on a tie, then by id). Two of them with one slug: the later one in that order conflicts.
+ */
+export function numberSiblings<P extends MergeablePage>(
+  siblings: MergedPage<P>[],
+  conflict: (page: MergeablePage, reason: ConflictReason) => void,
+): MergedPage<P>[] {
+  const sorted = [...siblings].sort(
+    (a, b) => a.page.position - b.page.position || Number(a.fromOurs) - Number(b.fromOurs) || (a.page.pageId < b.page.pageId ? -1 : 1),
+  );
+  const slugs = new Set<string>();
+  for (const { page } of sorted) {
+    if (page.slug === null) continue;
+    if (slugs.has(page.slug)) conflict(page, 'slug taken by another page');
+    slugs.add(page.slug);
+  }
+  return sorted.map((entry, position) => (entry.page.position === position ? entry : { ...entry, page: { ...entry.page, position } }));
 }
 
 /** A page both sides changed: each setting, the parent and the body merged on their own. */
@@ -233,7 +260,7 @@ function mergeBothChanged<P extends MergeablePage>(b: P, o: P, t: P, conflict: (
   return ok ? (result as unknown as P) : null;
 }
 
-function dedupe(conflicts: MergeConflict[]): MergeConflict[] {
+export function dedupe(conflicts: MergeConflict[]): MergeConflict[] {
   const seen = new Set<string>();
   return conflicts.filter((conflict) => {
     const key = `${conflict.pageId}\u0000${conflict.reason}`;
