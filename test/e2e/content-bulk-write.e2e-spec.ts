@@ -46,7 +46,11 @@ describe('bulk revision writes (bodies stored before the revision)', () => {
   it('writes the revision, its bodies with their sections, links and search rows', async () => {
     const space = await createSpace(t, org);
     const pages = draftPages('written');
+    // Characters COPY's text format escapes, and JSON values that are strings.
+    Object.assign(pages[7], { title: 'Tab\there, back\\slash\nnew line', description: '\\N', variables: { note: 'a\tb' } });
     const revision = await write(space.id, pages);
+    const [odd] = await t.dataSource.query(`SELECT title, description, variables FROM revision_pages WHERE revision_id = $1 AND page_id = 'p7'`, [revision.id]);
+    expect(odd).toEqual({ title: 'Tab\there, back\\slash\nnew line', description: '\\N', variables: { note: 'a\tb' } });
     const [{ active }] = await t.dataSource.query(`SELECT revision_id AS active FROM spaces WHERE id = $1`, [space.id]);
     expect(active).toBe(revision.id);
     const [counts] = await t.dataSource.query(

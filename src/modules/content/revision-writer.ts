@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, In, QueryRunner } from 'typeorm';
 import { newId } from '../../common/ids';
 import { ContentDocument } from './document.entity';
+import { copyRows, jsonb, textArray } from './copy-rows';
 import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
@@ -280,48 +281,51 @@ export class RevisionWriter {
     );
   }
 
-  /** The revision's tree rows, many per statement (a JSON array turned into rows by PostgreSQL). */
+  /** The revision's tree rows, in one COPY. */
   private async insertPages(
     revisionId: string,
     rows: (Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date })[],
     em: EntityManager,
   ) {
-    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
-      const json = rows.slice(i, i + BULK_CHUNK).map((page) => ({
-        page_id: page.pageId,
-        parent_id: page.parentId,
-        position: page.position,
-        kind: page.kind,
-        title: page.title,
-        emoji: page.emoji,
-        icon: page.icon,
-        slug: page.slug,
-        path: page.path,
-        description: page.description,
-        layout: page.layout,
-        cover: page.cover,
-        hidden: page.hidden,
-        no_index: page.noIndex,
-        no_robots_index: page.noRobotsIndex,
-        variables: page.variables ?? {},
-        document_id: page.documentId ?? null,
-        link_target: page.linkTarget,
-        computed: page.computed ?? null,
-        created_at: page.createdAt,
-        updated_at: page.updatedAt,
-      }));
-      await em.query(
-        `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-                                     hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
-         SELECT $1, p.page_id, p.parent_id, p.position, p.kind, p.title, p.emoji, p.icon, p.slug, p.path, p.description, p.layout, p.cover,
-                coalesce(p.hidden, false), coalesce(p.no_index, false), coalesce(p.no_robots_index, false), coalesce(p.variables, '{}'),
-                p.document_id, p.link_target, p.computed, p.created_at, p.updated_at
-         FROM jsonb_to_recordset($2::jsonb) AS p (page_id text, parent_id text, position int, kind text, title text, emoji text, icon text, slug text,
-              path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
-              document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
-        [revisionId, JSON.stringify(json)],
-      );
-    }
+    await copyRows(
+      em,
+      'revision_pages',
+      ['revision_id', 'page_id', 'parent_id', 'position', 'kind', 'title', 'emoji', 'icon', 'slug', 'path', 'description', 'layout', 'cover'].concat([
+        'hidden',
+        'no_index',
+        'no_robots_index',
+        'variables',
+        'document_id',
+        'link_target',
+        'computed',
+        'created_at',
+        'updated_at',
+      ]),
+      rows.map((page) => [
+        revisionId,
+        page.pageId,
+        page.parentId,
+        page.position,
+        page.kind,
+        page.title,
+        page.emoji,
+        page.icon,
+        page.slug,
+        page.path,
+        page.description,
+        jsonb(page.layout),
+        jsonb(page.cover),
+        page.hidden ?? false,
+        page.noIndex ?? false,
+        page.noRobotsIndex ?? false,
+        jsonb(page.variables ?? {}),
+        page.documentId ?? null,
+        jsonb(page.linkTarget),
+        jsonb(page.computed),
+        page.createdAt,
+        page.updatedAt,
+      ]),
+    );
   }
 
   private async storeBlob(data: Buffer, em: EntityManager): Promise<string> {
@@ -357,17 +361,12 @@ export class RevisionWriter {
       target: link.target,
       pages: link.pages,
     }));
-    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
-      await em.query(
-        `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
-         SELECT $1, l.target_key, l.status, l.target, l.pages
-         FROM jsonb_to_recordset($2::jsonb) AS l (target_key text, status text, target jsonb, pages text[])`,
-        [
-          revisionId,
-          JSON.stringify(rows.slice(i, i + BULK_CHUNK).map((row) => ({ target_key: row.targetKey, status: row.status, target: row.target, pages: row.pages }))),
-        ],
-      );
-    }
+    await copyRows(
+      em,
+      'revision_links',
+      ['revision_id', 'target_key', 'status', 'target', 'pages'],
+      rows.map((row) => [revisionId, row.targetKey, row.status, jsonb(row.target), textArray(row.pages)]),
+    );
   }
 }
 
