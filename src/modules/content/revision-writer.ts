@@ -104,7 +104,10 @@ export class RevisionWriter {
     const paths = this.checkTree(draft.pages);
 
     const markdownById = this.hashBodies(draft.pages);
-    const prestore = markdownById.size >= PRESTORE_AFTER;
+    // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
+    const poolSize = Number((this.dataSource.options.extra as { max?: number } | undefined)?.max ?? 10);
+    const helpers = Math.min(PRESTORE_CONNECTIONS, poolSize - 1, Math.ceil(markdownById.size / PRESTORE_CHUNK));
+    const prestore = markdownById.size >= PRESTORE_AFTER && helpers > 0;
     if (prestore) {
       // Held until this transaction ends, so GC cannot take a body between its store and the commit that references it.
       await em.query(`SELECT pg_advisory_xact_lock_shared(${DOCUMENT_GC_LOCK})`);
@@ -135,7 +138,7 @@ export class RevisionWriter {
       // Links need no stored body (only the markdown): they are written while the bodies are stored.
       // The connections are taken first: computing the links keeps the event loop busy for seconds,
       // longer than the pool's connect timeout.
-      const runners = await this.connections(Math.min(PRESTORE_CONNECTIONS, Math.ceil(markdownById.size / PRESTORE_CHUNK)));
+      const runners = await this.connections(helpers);
       try {
         await settleAll([this.prestoreDocuments(markdownById, runners), this.writeLinks(revision.id, pageRows, draft.files, markdownById, em)]);
       } finally {
