@@ -2,7 +2,8 @@ import { startBenchApp } from './in-process';
 /* Writing one large revision (issue 18, row 4) on its own: `writer.write` inside `SpaceUnitOfWork.run` +
  * `commitRevision` (which activates the revision and rebuilds its search rows), as content.bench.ts does,
  * without the searches and reads around it. BENCH_LARGE_PAGES (default 100000) pages, BENCH_WRITES (default 1) times,
- * each into a new space with new bodies. BENCH_KEEP=1 leaves the database (its URL is printed) for EXPLAIN. Standalone: `node -r @swc-node/register bench/revision-write.bench.ts`. */
+ * each into a new space with new bodies. Not one of `npm run bench`'s (content.bench.ts measures the same write).
+ * BENCH_KEEP=1 leaves the database (its URL is printed) for EXPLAIN. Standalone: `node -r @swc-node/register bench/revision-write.ts`. */
 import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
