@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
+import { DOCUMENT_GC_LOCK } from './revision-writer';
 import { Revision } from './revision.entity';
 
 export interface GarbageCollected {
@@ -72,8 +73,12 @@ export class RevisionLifecycleService {
    * spaces, whose revisions cascade away). Rows a concurrent transaction is just starting to
    * reference are locked by its foreign-key check and skipped here, so a purge never blocks a
    * writer; they are collected on a later run if they stay unused.
+   * A large write stores its bodies before its transaction references them (RevisionWriter): it
+   * holds `DOCUMENT_GC_LOCK` shared meanwhile, so this waits for such writes in flight to commit or
+   * fail (a body they stored is then referenced, or garbage), and one starting now waits for this.
    */
   async collectGarbage(manager: EntityManager): Promise<GarbageCollected> {
+    await manager.query(`SELECT pg_advisory_xact_lock(${DOCUMENT_GC_LOCK})`);
     // DELETE through TypeORM's query() answers [rows, affected count].
     const [, documents]: [unknown[], number] = await manager.query(
       `DELETE FROM documents WHERE id IN (

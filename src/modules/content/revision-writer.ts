@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, QueryRunner } from 'typeorm';
 import { newId } from '../../common/ids';
 import { ContentDocument } from './document.entity';
+import { copyRows, jsonb, textArray } from './copy-rows';
 import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
@@ -18,6 +20,19 @@ const MAX_INDEXED_CHARS = 400_000;
 const CHUNK = 500;
 // Rows per bulk statement (one JSON or array parameter each).
 const BULK_CHUNK = 5000;
+/** New bodies from which a write stores them before referencing them, on connections of their own. */
+const PRESTORE_AFTER = 2000;
+/** Connections that store a large write's bodies at once (PostgreSQL lexes one body per backend at a time). */
+const PRESTORE_CONNECTIONS = 2;
+/** Bodies per pre-store statement (each one short transaction). */
+const PRESTORE_CHUNK = 1000;
+
+/**
+ * The advisory lock between document GC and writes that store their bodies before their revision's
+ * transaction references them: such a write holds it shared from before its first body is stored
+ * until its revision commits; `RevisionLifecycleService.collectGarbage` takes it exclusively.
+ */
+export const DOCUMENT_GC_LOCK = `hashtext('quire:document-gc')`;
 
 /** A page of a revision being written: either new markdown, or the document of the page it carries over. */
 export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'computed' | 'createdAt' | 'updatedAt'> & {
@@ -76,17 +91,29 @@ export const sha256 = (data: string | Buffer) => createHash('sha256').update(dat
  */
 @Injectable()
 export class RevisionWriter {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * A write of many new bodies (`PRESTORE_AFTER`) stores them first, on `PRESTORE_CONNECTIONS`
+   * connections of their own in short transactions (`prestoreDocuments`), while its transaction
+   * writes the links; the tree rows then reference them. Bodies stored for a write that fails are
+   * unreferenced, hence invisible, until document GC collects them.
+   */
   async write(draft: RevisionDraft, em: EntityManager): Promise<Revision> {
     const now = new Date();
     const paths = this.checkTree(draft.pages);
 
-    const markdownById = new Map<string, string>();
-    for (const page of draft.pages) {
-      if (page.markdown === undefined) continue;
-      page.documentId = page.markdown.trim() === '' ? null : sha256(page.markdown);
-      if (page.documentId) markdownById.set(page.documentId, page.markdown);
+    const markdownById = this.hashBodies(draft.pages);
+    // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
+    const poolSize = Number((this.dataSource.options.extra as { max?: number } | undefined)?.max ?? 10);
+    const helpers = Math.min(PRESTORE_CONNECTIONS, poolSize - 1, Math.ceil(markdownById.size / PRESTORE_CHUNK));
+    const prestore = markdownById.size >= PRESTORE_AFTER && helpers > 0;
+    if (prestore) {
+      // Held until this transaction ends, so GC cannot take a body between its store and the commit that references it.
+      await em.query(`SELECT pg_advisory_xact_lock_shared(${DOCUMENT_GC_LOCK})`);
+    } else {
+      await this.storeDocuments(markdownById, em);
     }
-    await this.storeDocuments(markdownById, em);
     for (const file of draft.files) {
       if (file.data) file.blobId = await this.storeBlob(file.data, em);
       if (!file.blobId) throw new Error(`file ${file.fileId} has neither bytes nor a blob`);
@@ -107,6 +134,17 @@ export class RevisionWriter {
       const { markdown: _markdown, ...row } = page;
       return { ...row, revisionId: revision.id, path: paths.get(page.pageId) ?? null, createdAt: page.createdAt ?? now, updatedAt: page.updatedAt ?? now };
     });
+    if (prestore) {
+      // Links need no stored body (only the markdown): they are written while the bodies are stored.
+      // The connections are taken first: computing the links keeps the event loop busy for seconds,
+      // longer than the pool's connect timeout.
+      const runners = await this.connections(helpers);
+      try {
+        await settleAll([this.prestoreDocuments(markdownById, runners), this.writeLinks(revision.id, pageRows, draft.files, markdownById, em)]);
+      } finally {
+        await Promise.all(runners.map((runner) => runner.release()));
+      }
+    }
     await this.insertPages(revision.id, pageRows, em);
     const fileRows = draft.files.map(({ data: _data, ...file }) => ({
       ...file,
@@ -122,7 +160,7 @@ export class RevisionWriter {
       );
     }
 
-    await this.writeLinks(revision.id, pageRows, draft.files, markdownById, em);
+    if (!prestore) await this.writeLinks(revision.id, pageRows, draft.files, markdownById, em);
     return em.findOneByOrFail(Revision, { id: revision.id });
   }
 
@@ -132,12 +170,7 @@ export class RevisionWriter {
    * writers that copy the rest of a revision themselves (`RevisionDeltaWriter`).
    */
   async storeContent(pages: DraftPage[], files: DraftFile[], em: EntityManager): Promise<Map<string, string>> {
-    const markdownById = new Map<string, string>();
-    for (const page of pages) {
-      if (page.markdown === undefined) continue;
-      page.documentId = page.markdown.trim() === '' ? null : sha256(page.markdown);
-      if (page.documentId) markdownById.set(page.documentId, page.markdown);
-    }
+    const markdownById = this.hashBodies(pages);
     await this.storeDocuments(markdownById, em);
     for (const file of files) if (file.data) file.blobId = await this.storeBlob(file.data, em);
     return markdownById;
@@ -154,94 +187,148 @@ export class RevisionWriter {
     }
   }
 
-  /**
-   * Stores bodies not stored yet, with their search sections. A body is turned into lexemes once
-   * (`documents.tsv`, for page-level search); its sections keep only their text and are matched
-   * when a search returns their page. Sections are split in JavaScript only for bodies the insert
-   * reports as new.
-   */
+  /** Sets the `documentId` of every page that carries `markdown`; the distinct new bodies by id. */
+  private hashBodies(pages: DraftPage[]): Map<string, string> {
+    const markdownById = new Map<string, string>();
+    for (const page of pages) {
+      if (page.markdown === undefined) continue;
+      page.documentId = page.markdown.trim() === '' ? null : sha256(page.markdown);
+      if (page.documentId) markdownById.set(page.documentId, page.markdown);
+    }
+    return markdownById;
+  }
+
+  /** Stores the bodies not stored yet in the caller's transaction. */
   private async storeDocuments(markdownById: Map<string, string>, em: EntityManager): Promise<void> {
     const entries = [...markdownById.entries()];
-    for (let i = 0; i < entries.length; i += BULK_CHUNK) {
-      const chunk = entries.slice(i, i + BULK_CHUNK);
-      const existing = new Set(
-        ((await em.query(`SELECT id FROM documents WHERE id = ANY($1::text[])`, [chunk.map(([id]) => id)])) as { id: string }[]).map((row) => row.id),
-      );
-      const fresh = chunk.filter(([id]) => !existing.has(id));
-      if (fresh.length === 0) continue;
-      const sections = new Map(fresh.map(([id, markdown]) => [id, splitSections(markdown)]));
-      const headings = fresh.map(([id]) => (sections.get(id) ?? []).map((section) => section.heading).join('\n'));
-      const bodies = fresh.map(([id]) => (sections.get(id) ?? []).map((section) => section.body).join('\n'));
-      const inserted: { id: string }[] = await em.query(
-        `INSERT INTO documents (id, markdown, tsv)
+    for (let i = 0; i < entries.length; i += BULK_CHUNK) await this.insertDocuments(entries.slice(i, i + BULK_CHUNK), em);
+  }
+
+  /**
+   * Stores the bodies not stored yet on `PRESTORE_CONNECTIONS` pool connections, `PRESTORE_CHUNK`
+   * bodies per statement, each statement its own transaction (a body and its sections commit
+   * together, so a stored body always has its sections). The caller holds `DOCUMENT_GC_LOCK`.
+   * Never inside the revision's transaction: a body it inserted would make a concurrent write of
+   * the same body wait for that whole transaction.
+   */
+  private async prestoreDocuments(markdownById: Map<string, string>, runners: QueryRunner[]): Promise<void> {
+    const entries = [...markdownById.entries()];
+    let next = 0;
+    let failed = false;
+    const worker = async (runner: QueryRunner) => {
+      try {
+        while (!failed && next < entries.length) {
+          const chunk = entries.slice(next, (next += PRESTORE_CHUNK));
+          await this.insertDocuments(chunk, runner.manager);
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    };
+    await settleAll(runners.map(worker));
+  }
+
+  /** `count` connections of the pool, or none (and an error) if one cannot be had. */
+  private async connections(count: number): Promise<QueryRunner[]> {
+    const runners = Array.from({ length: count }, () => this.dataSource.createQueryRunner());
+    const connected = await Promise.allSettled(runners.map((runner) => runner.connect()));
+    const failure = connected.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) {
+      await Promise.all(runners.map((runner) => runner.release()));
+      throw failure.reason;
+    }
+    return runners;
+  }
+
+  /**
+   * Stores the bodies of `entries` not stored yet, with their search sections, in one statement. A
+   * body is turned into lexemes once (`documents.tsv`, for page-level search); its sections keep
+   * only their text and are matched when a search returns their page. Sections are split in
+   * JavaScript only for bodies not found by the first look-up, and inserted for those the insert
+   * reports as new.
+   */
+  private async insertDocuments(entries: [string, string][], em: EntityManager): Promise<void> {
+    const existing = new Set(
+      ((await em.query(`SELECT id FROM documents WHERE id = ANY($1::text[])`, [entries.map(([id]) => id)])) as { id: string }[]).map((row) => row.id),
+    );
+    const fresh = entries.filter(([id]) => !existing.has(id));
+    if (fresh.length === 0) return;
+    const sections = fresh.map(([, markdown]) => splitSections(markdown));
+    const rows = fresh.flatMap(([id], i) => sections[i].map((section, position) => ({ id, position, ...section })));
+    await em.query(
+      `WITH inserted AS (
+         INSERT INTO documents (id, markdown, tsv)
          SELECT d.id, d.markdown,
                 setweight(to_tsvector('${SEARCH_CONFIG}', left(d.headings, ${MAX_INDEXED_CHARS})), 'B') ||
                 setweight(to_tsvector('${SEARCH_CONFIG}', left(d.body, ${MAX_INDEXED_CHARS})), 'C')
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d (id, markdown, headings, body)
          ON CONFLICT (id) DO NOTHING
-         RETURNING id`,
-        [fresh.map(([id]) => id), fresh.map(([, markdown]) => markdown), headings, bodies],
-      );
-      const rows = inserted.flatMap(({ id }) => (sections.get(id) ?? []).map((section, position) => ({ id, position, ...section })));
-      for (let j = 0; j < rows.length; j += BULK_CHUNK * 4) {
-        const part = rows.slice(j, j + BULK_CHUNK * 4);
-        await em.query(
-          `INSERT INTO document_sections (document_id, position, anchor, heading, body)
-           SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[])`,
-          [
-            part.map((row) => row.id),
-            part.map((row) => row.position),
-            part.map((row) => row.anchor),
-            part.map((row) => row.heading),
-            part.map((row) => row.body),
-          ],
-        );
-      }
-    }
+         RETURNING id
+       )
+       INSERT INTO document_sections (document_id, position, anchor, heading, body)
+       SELECT s.document_id, s.position, s.anchor, s.heading, s.body
+       FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[]) AS s (document_id, position, anchor, heading, body)
+       WHERE s.document_id IN (SELECT id FROM inserted)`,
+      [
+        fresh.map(([id]) => id),
+        fresh.map(([, markdown]) => markdown),
+        sections.map((list) => list.map((section) => section.heading).join('\n')),
+        sections.map((list) => list.map((section) => section.body).join('\n')),
+        rows.map((row) => row.id),
+        rows.map((row) => row.position),
+        rows.map((row) => row.anchor),
+        rows.map((row) => row.heading),
+        rows.map((row) => row.body),
+      ],
+    );
   }
 
-  /** The revision's tree rows, many per statement (a JSON array turned into rows by PostgreSQL). */
+  /** The revision's tree rows, in one COPY. */
   private async insertPages(
     revisionId: string,
     rows: (Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date })[],
     em: EntityManager,
   ) {
-    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
-      const json = rows.slice(i, i + BULK_CHUNK).map((page) => ({
-        page_id: page.pageId,
-        parent_id: page.parentId,
-        position: page.position,
-        kind: page.kind,
-        title: page.title,
-        emoji: page.emoji,
-        icon: page.icon,
-        slug: page.slug,
-        path: page.path,
-        description: page.description,
-        layout: page.layout,
-        cover: page.cover,
-        hidden: page.hidden,
-        no_index: page.noIndex,
-        no_robots_index: page.noRobotsIndex,
-        variables: page.variables ?? {},
-        document_id: page.documentId ?? null,
-        link_target: page.linkTarget,
-        computed: page.computed ?? null,
-        created_at: page.createdAt,
-        updated_at: page.updatedAt,
-      }));
-      await em.query(
-        `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-                                     hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
-         SELECT $1, p.page_id, p.parent_id, p.position, p.kind, p.title, p.emoji, p.icon, p.slug, p.path, p.description, p.layout, p.cover,
-                coalesce(p.hidden, false), coalesce(p.no_index, false), coalesce(p.no_robots_index, false), coalesce(p.variables, '{}'),
-                p.document_id, p.link_target, p.computed, p.created_at, p.updated_at
-         FROM jsonb_to_recordset($2::jsonb) AS p (page_id text, parent_id text, position int, kind text, title text, emoji text, icon text, slug text,
-              path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
-              document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
-        [revisionId, JSON.stringify(json)],
-      );
-    }
+    await copyRows(
+      em,
+      'revision_pages',
+      ['revision_id', 'page_id', 'parent_id', 'position', 'kind', 'title', 'emoji', 'icon', 'slug', 'path', 'description', 'layout', 'cover'].concat([
+        'hidden',
+        'no_index',
+        'no_robots_index',
+        'variables',
+        'document_id',
+        'link_target',
+        'computed',
+        'created_at',
+        'updated_at',
+      ]),
+      rows.map((page) => [
+        revisionId,
+        page.pageId,
+        page.parentId,
+        page.position,
+        page.kind,
+        page.title,
+        page.emoji,
+        page.icon,
+        page.slug,
+        page.path,
+        page.description,
+        jsonb(page.layout),
+        jsonb(page.cover),
+        page.hidden ?? false,
+        page.noIndex ?? false,
+        page.noRobotsIndex ?? false,
+        jsonb(page.variables ?? {}),
+        page.documentId ?? null,
+        jsonb(page.linkTarget),
+        jsonb(page.computed),
+        page.createdAt,
+        page.updatedAt,
+      ]),
+    );
   }
 
   private async storeBlob(data: Buffer, em: EntityManager): Promise<string> {
@@ -277,16 +364,18 @@ export class RevisionWriter {
       target: link.target,
       pages: link.pages,
     }));
-    for (let i = 0; i < rows.length; i += BULK_CHUNK) {
-      await em.query(
-        `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
-         SELECT $1, l.target_key, l.status, l.target, l.pages
-         FROM jsonb_to_recordset($2::jsonb) AS l (target_key text, status text, target jsonb, pages text[])`,
-        [
-          revisionId,
-          JSON.stringify(rows.slice(i, i + BULK_CHUNK).map((row) => ({ target_key: row.targetKey, status: row.status, target: row.target, pages: row.pages }))),
-        ],
-      );
-    }
+    await copyRows(
+      em,
+      'revision_links',
+      ['revision_id', 'target_key', 'status', 'target', 'pages'],
+      rows.map((row) => [revisionId, row.targetKey, row.status, jsonb(row.target), textArray(row.pages)]),
+    );
   }
+}
+
+/** Waits for every promise (no query is left running on a connection that is handed back), then throws the first failure. */
+async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) throw failure.reason;
 }

@@ -1,0 +1,62 @@
+import { startBenchApp } from './in-process';
+/* Writing one large revision (issue 18, row 4) on its own: `writer.write` inside `SpaceUnitOfWork.run` +
+ * `commitRevision` (which activates the revision and rebuilds its search rows), as content.bench.ts does,
+ * without the searches and reads around it. BENCH_LARGE_PAGES (default 100000) pages, BENCH_WRITES (default 1) times,
+ * each into a new space with new bodies. Not one of `npm run bench`'s (content.bench.ts measures the same write).
+ * BENCH_KEEP=1 leaves the database (its URL is printed) for EXPLAIN. Standalone: `node -r @swc-node/register bench/revision-write.ts`. */
+import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
+import { SpacesService } from '../src/modules/spaces/spaces.service';
+import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
+
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+const LARGE = Number(process.env.BENCH_LARGE_PAGES ?? 100_000);
+const WRITES = Number(process.env.BENCH_WRITES ?? 1);
+
+const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `term${i.toString(36)}`);
+const COMMON = ['install', 'configure', 'server', 'account', 'deploy', 'token', 'search', 'guide'];
+function body(n: number, salt: number): string {
+  let seed = n * 2654435761;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const paragraph = () =>
+    Array.from({ length: 60 }, () =>
+      next() < 0.1 ? COMMON[Math.floor(next() * COMMON.length)] : VOCABULARY[Math.floor(next() ** 3 * VOCABULARY.length)],
+    ).join(' ');
+  return `Intro of page ${n} (${salt}). ${paragraph()}\n\n## Setup\n\n${paragraph()}\n\n## Usage\n\n${paragraph()} [next](/pages/p${n + 1})\n`;
+}
+
+async function main(): Promise<void> {
+  const bench = await startBenchApp();
+  const { app, user, membership } = bench;
+  try {
+    const writer = app.get(RevisionWriter);
+    const writes = app.get(SpaceUnitOfWork);
+    for (let w = 0; w < WRITES; w++) {
+      const { space } = await app.get(SpacesService).create(user, membership, { title: `Generated ${w}` });
+      const pages: DraftPage[] = Array.from({ length: LARGE }, (_, i) =>
+        documentPage({
+          pageId: `p${i}`,
+          parentId: i < 100 ? null : `p${i % 100}`,
+          position: i,
+          title: `Page ${i} ${COMMON[i % COMMON.length]}`,
+          slug: `page-${i}`,
+          markdown: body(i, w),
+        }),
+      );
+      const started = performance.now();
+      await writes.run(space.id, user, 'edit', ({ commitRevision }) =>
+        commitRevision((parent, em) => writer.write({ spaceId: space.id, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
+      );
+      process.stdout.write(`write + index a ${LARGE}-page revision: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    }
+  } finally {
+    if (process.env.BENCH_KEEP) process.stdout.write(`kept ${bench.databaseUrl}\n`);
+    else await bench.close();
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => process.env.BENCH_KEEP && process.exit());
