@@ -7,7 +7,7 @@ import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
 import { ComputedSource, RevisionPage } from './revision-page.entity';
-import { RevisionReusableContent } from './revision-reusable-content.entity';
+import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { contentError } from './content.errors';
@@ -114,11 +114,18 @@ export class RevisionWriter {
       blobId: file.blobId as string,
       createdAt: file.createdAt ?? now,
     }));
-    for (let i = 0; i < fileRows.length; i += CHUNK) await em.insert(RevisionFile, fileRows.slice(i, i + CHUNK));
+    await this.insertFiles(revision.id, fileRows, em);
     if (draft.reusableContents?.length) {
-      await em.insert(
-        RevisionReusableContent,
-        draft.reusableContents.map((content) => ({ ...content, revisionId: revision.id })),
+      const contents = draft.reusableContents;
+      await em.query(
+        `INSERT INTO revision_reusable_content_rows (revision_id, reusable_content_id, title, document_id)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+        [
+          revision.id,
+          contents.map((content) => content.reusableContentId),
+          contents.map((content) => content.title),
+          contents.map((content) => content.documentId),
+        ],
       );
     }
 
@@ -231,7 +238,7 @@ export class RevisionWriter {
         updated_at: page.updatedAt,
       }));
       await em.query(
-        `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+        `INSERT INTO revision_page_rows (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
                                      hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
          SELECT $1, p.page_id, p.parent_id, p.position, p.kind, p.title, p.emoji, p.icon, p.slug, p.path, p.description, p.layout, p.cover,
                 coalesce(p.hidden, false), coalesce(p.no_index, false), coalesce(p.no_robots_index, false), coalesce(p.variables, '{}'),
@@ -240,6 +247,28 @@ export class RevisionWriter {
               path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
               document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
         [revisionId, JSON.stringify(json)],
+      );
+    }
+  }
+
+  /** File rows of a revision (the stored table: `revision_files` is the view that resolves layers). */
+  async insertFiles(revisionId: string, rows: Omit<RevisionFile, 'revisionId'>[], em: EntityManager): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const part = rows.slice(i, i + CHUNK);
+      await em.query(
+        `INSERT INTO revision_file_rows (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[], $8::text[], $9::timestamptz[])`,
+        [
+          revisionId,
+          part.map((file) => file.fileId),
+          part.map((file) => file.name),
+          part.map((file) => file.contentType),
+          part.map((file) => file.size),
+          part.map((file) => file.width),
+          part.map((file) => file.height),
+          part.map((file) => file.blobId),
+          part.map((file) => file.createdAt),
+        ],
       );
     }
   }
@@ -279,7 +308,7 @@ export class RevisionWriter {
     }));
     for (let i = 0; i < rows.length; i += BULK_CHUNK) {
       await em.query(
-        `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
+        `INSERT INTO revision_link_rows (revision_id, target_key, status, target, pages)
          SELECT $1, l.target_key, l.status, l.target, l.pages
          FROM jsonb_to_recordset($2::jsonb) AS l (target_key text, status text, target jsonb, pages text[])`,
         [
