@@ -294,7 +294,9 @@ export class RevisionDeltaWriter {
       .map((id) => paths.get(id))
       .filter((path): path is string => !!path)
       .map((path) => `path:${path}`);
-    const movedKeys = newPaths.filter((id) => !inserted.some((page) => page.pageId === id)).map((id) => `page:${id}`);
+    // Pages linking to a page that moved or is gone: a relative link to it no longer resolves (as a full write would classify it).
+    const insertedIds = new Set(inserted.map((page) => page.pageId));
+    const movedKeys = [...newPaths.filter((id) => !insertedIds.has(id)), ...delta.removed].map((id) => `page:${id}`);
     const hitKeys = [...pathKeys, ...movedKeys];
     const hits: { pages: string[] }[] = hitKeys.length
       ? await em.query(`SELECT pages FROM revision_links WHERE revision_id = $1 AND target_key = ANY($2::text[])`, [baseId, hitKeys])
