@@ -199,14 +199,14 @@ export class RevisionDeltaWriter {
     };
   }
 
-  /** Every page below `roots` in `revisionId` (the roots themselves excluded), whole rows. */
+  /** Every page below `roots` in `revisionId` (the roots themselves excluded), whole rows; children probed by index (LATERAL … OFFSET 0, see `ContentRepository.subtree`). */
   private async subtrees(revisionId: string, roots: string[], em: EntityManager): Promise<PageRow[]> {
     if (roots.length === 0) return [];
     return em.query(
       `WITH RECURSIVE sub AS (
          SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = ANY($2::text[])
          UNION ALL
-         SELECT ${PAGE_COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM sub JOIN revision_pages p ON p.revision_id = $1 AND p.parent_id = sub.page_id
+         SELECT p.* FROM sub, LATERAL (SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = sub.page_id OFFSET 0) p
        ) SELECT * FROM sub`,
       [revisionId, roots],
     );
