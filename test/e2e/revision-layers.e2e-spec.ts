@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { LinksRepository } from '../../src/modules/content/links/links.repository';
 import { RevisionDeltaWriter, RevisionDelta } from '../../src/modules/content/revision-delta-writer';
 import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../../src/modules/content/revision-writer';
 import { Actor, createOrganization, OrgFixture } from '../support/builders';
@@ -179,6 +180,13 @@ describe('revision layers', () => {
     await admin().get(`/v1/spaces/${space.id}/revisions/${full}/path/group-2/doc-9`).expect(200);
     const linking: unknown[] = await t.dataSource.query(`SELECT 1 FROM revision_links WHERE revision_id = $1 AND 'd2_9' = ANY(pages)`, [a.revision.id]);
     expect(linking).toEqual([]);
+    // Backlinks of the logo (the route's query): every document but the changed d0_1 and the removed d2_9.
+    const logo = await t.app.get(LinksRepository).backlinks(a.revision.id, 'file:f1', { limit: 100 });
+    expect(logo.items.map((p) => p.pageId).sort()).toEqual(
+      Array.from({ length: 30 }, (_, i) => `d${Math.floor(i / 10)}_${i % 10}`)
+        .filter((id) => id !== 'd0_1' && id !== 'd2_9')
+        .sort(),
+    );
     const [toGone]: { status: string }[] = await t.dataSource.query(
       `SELECT status FROM revision_links WHERE revision_id = $1 AND target_key = 'path:group-2/doc-9'`,
       [a.revision.id],
