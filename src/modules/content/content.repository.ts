@@ -87,20 +87,23 @@ export class ContentRepository {
     try {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
+      // The walk's row estimate is far above the truth (a recursive union over the layered view), which
+      // made PostgreSQL JIT-compile it: 0.1–2 s of compilation for a 10,000-page walk that runs in 0.1 s.
+      await runner.query('SET LOCAL jit = off');
+      // The walk carries each page's row (one read of the view per page, no join back to it by key).
       await runner.query(
         `DECLARE revision_tree NO SCROLL CURSOR FOR
          WITH RECURSIVE walk AS (
-           SELECT p.page_id, p.kind, 0 AS depth, ARRAY[lpad(p.position::text, 10, '0') || p.page_id] AS sort
+           SELECT p.*, 0 AS depth, ARRAY[lpad(p.position::text, 10, '0') || p.page_id] AS sort
            FROM revision_pages p WHERE p.revision_id = $1 AND p.parent_id IS NULL
            UNION ALL
-           SELECT c.page_id, c.kind, w.depth + 1, w.sort || (lpad(c.position::text, 10, '0') || c.page_id)
+           SELECT c.*, w.depth + 1, w.sort || (lpad(c.position::text, 10, '0') || c.page_id)
            FROM walk w JOIN revision_pages c ON c.revision_id = $1 AND c.parent_id = w.page_id
            WHERE w.kind <> 'link' AND c.kind <> 'group'
          )
-         SELECT w.depth, p.*, d.markdown
+         SELECT w.*, d.markdown
          FROM walk w
-         JOIN revision_pages p ON p.revision_id = $1 AND p.page_id = w.page_id
-         LEFT JOIN documents d ON d.id = p.document_id
+         LEFT JOIN documents d ON d.id = w.document_id
          ORDER BY w.sort`,
         [revisionId],
       );
