@@ -7,7 +7,10 @@ export type LinkStatus = (typeof LINK_STATUSES)[number];
 export type LinkTarget =
   { kind: 'page'; page: string } | { kind: 'file'; file: string } | { kind: 'anchor'; anchor: string; page: string } | { kind: 'url'; url: string };
 
-/** One distinct link target of a revision, classified when the revision is written, with the pages that link to it. */
+/**
+ * One distinct link target of a revision, classified when the revision is written, with the pages that link to it.
+ * Read-only: `revision_links` is the view that resolves revision layers; writers insert into `revision_link_rows`.
+ */
 @Entity('revision_links')
 export class RevisionLink {
   @PrimaryColumn('text')
