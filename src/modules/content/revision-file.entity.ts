@@ -6,7 +6,7 @@ const bigint = { to: (value: number) => value, from: (value: string) => Number(v
  * A file in one revision; its bytes are a shared blob. The file id is stable across revisions.
  * Read-only: `revision_files` is the view that resolves revision layers; writers insert into `revision_file_rows`.
  */
-@Entity('revision_files')
+@Entity('revision_files', { synchronize: false })
 export class RevisionFile {
   @PrimaryColumn('text')
   revisionId: string;

@@ -11,7 +11,7 @@ export type LinkTarget =
  * One distinct link target of a revision, classified when the revision is written, with the pages that link to it.
  * Read-only: `revision_links` is the view that resolves revision layers; writers insert into `revision_link_rows`.
  */
-@Entity('revision_links')
+@Entity('revision_links', { synchronize: false })
 export class RevisionLink {
   @PrimaryColumn('text')
   revisionId: string;

@@ -33,7 +33,7 @@ export interface PageCover {
  * belongs to one revision and is never updated. Read-only: `revision_pages` is the view that resolves
  * revision layers (a layer's own rows over its full base's); writers insert into `revision_page_rows`.
  */
-@Entity('revision_pages')
+@Entity('revision_pages', { synchronize: false })
 export class RevisionPage {
   @PrimaryColumn('text')
   revisionId: string;
