@@ -26,7 +26,15 @@ const body = (n: number) =>
 
 async function seed(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<void> {
   const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
-    documentPage({ pageId: `p${i}`, parentId: i < 100 ? null : `p${i % 100}`, position: i, title: `Page ${i}`, slug: `page-${i}`, markdown: body(i) }),
+    // Positions numbered among siblings, as the change-request tree editor numbers them (else the first merge renumbers every page).
+    documentPage({
+      pageId: `p${i}`,
+      parentId: i < 100 ? null : `p${i % 100}`,
+      position: i < 100 ? i : Math.floor(i / 100) - 1,
+      title: `Page ${i}`,
+      slug: `page-${i}`,
+      markdown: body(i),
+    }),
   );
   await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
     commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
@@ -66,10 +74,14 @@ async function main(): Promise<void> {
     const writer = app.get(RevisionWriter);
 
     // 1. Merge of a change request touching 20 pages, in a 10-page and in a large space.
+    const dataSource = app.get(DataSource);
+    // Rows stored under the merged revision's own id (a layer stores what changed, a full revision everything).
+    const stored: Record<number, number[]> = {};
     const mergeCost = async (size: number): Promise<number> => {
       const space = await newSpace(`Merge ${size}`);
       await seed(writes, writer, user, space.id, size);
       const times: number[] = [];
+      stored[size] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const cr = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: `round ${round}` });
         const url = `/v1/spaces/${space.id}/change-requests/${cr.json.id as string}`;
@@ -86,6 +98,13 @@ async function main(): Promise<void> {
         }));
         await call('POST', `${url}/content`, { changes: [...edits, ...inserts] });
         times.push((await call('POST', `${url}/merge`)).ms);
+        const [{ rows }]: { rows: number }[] = await dataSource.query(
+          `SELECT (SELECT count(*) FROM revision_page_rows p WHERE p.revision_id = s.revision_id) +
+                  (SELECT count(*) FROM revision_link_rows l WHERE l.revision_id = s.revision_id) AS rows
+             FROM spaces s WHERE s.id = $1`,
+          [space.id],
+        );
+        stored[size].push(Number(rows));
       }
       return median(times);
     };
@@ -94,6 +113,7 @@ async function main(): Promise<void> {
     lines.push(`| merge, 20 changed pages, 10-page space (median of ${ROUNDS}) | **${ms(small)} ms** |`);
     lines.push(`| merge, 20 changed pages, ${LARGE}-page space (median of ${ROUNDS}) | **${ms(large)} ms** |`);
     lines.push(`| ratio large / small (goal ≤ 1.5) | **${(large / small).toFixed(2)}** |`);
+    lines.push(`| page and link rows stored per merge, 10-page / ${LARGE}-page space (each round) | ${stored[10].join(', ')} / ${stored[LARGE].join(', ')} |`);
     process.stderr.write(`${lines.join('\n')}\n`);
 
     // 2. A batch of 50 page inserts into a change request.
@@ -132,7 +152,6 @@ async function main(): Promise<void> {
         return bytes;
       }
     };
-    const dataSource = app.get(DataSource);
     const pdfTimes: number[] = [];
     const storedTimes: number[] = [];
     let size = 0;

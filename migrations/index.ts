@@ -18,6 +18,7 @@ import { SiteInsights1800000076000 } from './1800000076000-site-insights';
 import { ContentAtScale1800000078000 } from './1800000078000-content-at-scale';
 import { Integrations1800000077000 } from './1800000077000-integrations';
 import { ChangeRequestPdfRenders1800000079000 } from './1800000079000-change-request-pdf-renders';
+import { RevisionLayers1800000080000 } from './1800000080000-revision-layers';
 import { DocumentTsvUncompressed1800000081000 } from './1800000081000-document-tsv-uncompressed';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   ContentAtScale1800000078000,
   Integrations1800000077000,
   ChangeRequestPdfRenders1800000079000,
+  RevisionLayers1800000080000,
   DocumentTsvUncompressed1800000081000,
 ];

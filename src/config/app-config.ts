@@ -35,6 +35,8 @@ export class AppConfig {
   };
   /** Search: how many title and body matches are ranked per query. */
   readonly search: { candidates: number };
+  /** Revision layers: a layer's own page rows may reach max(minRows, maxShare × its base's pages) before it is written full. */
+  readonly revisionLayers: { minRows: number; maxShare: number };
   /** Bounds of one website import. */
   readonly contentImport: { maxPages: number; maxDepth: number; maxBytes: number; timeoutMs: number; concurrency: number };
   /** Bounds of one OpenAPI specification: bytes (all files), files, depth of external `$ref` chains, fetch time. */
@@ -67,6 +69,7 @@ export class AppConfig {
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.search = { candidates: env.SEARCH_CANDIDATES };
+    this.revisionLayers = { minRows: env.REVISION_LAYER_MIN_ROWS, maxShare: 0.1 };
     this.integrations = {
       sandbox: {
         timeoutMs: env.INTEGRATION_SCRIPT_TIMEOUT_MS,

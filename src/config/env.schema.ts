@@ -175,6 +175,17 @@ export class EnvironmentVariables {
   @Max(100_000)
   SEARCH_CANDIDATES: number = 500;
 
+  /**
+   * A revision written as a layer over a full base stores at most max(this, 10% of the base's pages)
+   * page rows of its own; past that it is written full (docs/modules/content.md, "Revision layers").
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  REVISION_LAYER_MIN_ROWS: number = 1000;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

@@ -98,8 +98,8 @@ export class ChangeRequestRevisions {
   }
 
   /**
-   * Writes the revision as a delta of `base` (cost follows the change), or whole when the change
-   * moves or renames pages that were in the base (the delta writer declines those).
+   * Writes the revision as a delta of `base`: cost follows the change (a layer over the base's full
+   * revision, or full past the layer bound). `writeWhole` stays for a delta writer that declines.
    */
   async write(draft: NewRevision, em: EntityManager): Promise<WrittenRevision> {
     const changed = draft.pages.filter((page) => draft.dirty.has(page.pageId));

@@ -1,19 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
 import { newId } from '../../common/ids';
 import { contentError } from './content.errors';
-import { collectLinks } from './links/link-classifier';
-import { RevisionFile } from './revision-file.entity';
-import { RevisionPage } from './revision-page.entity';
+import { writeDeltaLinks } from './revision-delta-links';
 import { Revision, RevisionType } from './revision.entity';
 import { DraftFile, DraftPage, RevisionWriter } from './revision-writer';
 
-const CHUNK = 500;
+const CHUNK = 5000;
 
 /** A new revision described by what differs from `base`. */
 export interface RevisionDelta {
   spaceId: string;
-  /** The revision whose rows are carried over (the space's active revision for a merge). */
+  /** The revision the new one is described against (the space's active revision for a merge). */
   base: string;
   parents: string[];
   type: RevisionType;
@@ -30,144 +29,223 @@ export interface DeltaWritten {
   revision: Revision;
   /** Pages whose rows differ from the base's, and pages gone: what the search index must follow. */
   delta: { changed: string[]; removed: string[] };
+  /** How the revision was stored: a layer over a full base, or full (past the layer bound). */
+  stored: { layer: boolean };
 }
 
-interface BaseRow {
-  page_id: string;
-  parent_id: string | null;
-  slug: string | null;
-  path: string | null;
-  document_id?: string | null;
-}
+/** A page row as stored (snake_case, what `revision_pages` answers). */
+type PageRow = Record<string, unknown> & { page_id: string; parent_id: string | null; slug: string | null; path: string | null; document_id: string | null };
+
+const PAGE_COLUMNS = `page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+  hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at`;
+
+/** The per-revision tables: the stored one, the view resolving layers, and the columns besides `revision_id`. */
+const TABLES = [
+  { rows: 'revision_page_rows', view: 'revision_pages', columns: PAGE_COLUMNS },
+  { rows: 'revision_file_rows', view: 'revision_files', columns: 'file_id, name, content_type, size, width, height, blob_id, created_at' },
+  { rows: 'revision_reusable_content_rows', view: 'revision_reusable_contents', columns: 'reusable_content_id, title, document_id' },
+  { rows: 'revision_link_rows', view: 'revision_links', columns: 'target_key, status, target, pages' },
+];
 
 /**
  * Writes a revision as a delta of another one, so its cost follows the size of the change, not of
- * the space: the base's rows are copied in SQL (INSERT … SELECT), then the changed pages are
- * written, their links classified and the base's links carried over with their statuses updated
- * where the change affects them. It answers null, having written nothing, when the change moves or
- * renames a page that was in the base (paths below it, and relative links anywhere, would change):
- * the caller then writes the whole revision with `RevisionWriter`.
+ * the space. The new revision is a **layer** over the base's full revision (`revisions.base_id`):
+ * it stores only the rows that differ (the base layer's own rows, when the base is itself a layer,
+ * then the changed pages, the pages below a moved or renamed page with their new paths, tombstones
+ * for pages gone, the files added, and the link rows whose pages or status change). Past a bound
+ * (`AppConfig.revisionLayers`) the revision is written full instead, from the base's resolved rows:
+ * a layer stays small and reads of it stay two index probes per key. Nothing here reads the whole tree.
  */
 @Injectable()
 export class RevisionDeltaWriter {
-  constructor(private readonly writer: RevisionWriter) {}
+  constructor(
+    private readonly writer: RevisionWriter,
+    private readonly config: AppConfig,
+  ) {}
 
-  async write(delta: RevisionDelta, em: EntityManager): Promise<DeltaWritten | null> {
-    const changedIds = delta.pages.map((page) => page.pageId);
+  async write(delta: RevisionDelta, em: EntityManager): Promise<DeltaWritten> {
+    const [base]: { id: string; base_id: string | null }[] = await em.query(`SELECT id, base_id FROM revisions WHERE id = $1`, [delta.base]);
+    if (!base) throw new Error(`revision ${delta.base} does not exist`);
+    const changed = new Map(delta.pages.map((page) => [page.pageId, page]));
+    const changedIds = [...changed.keys()];
     const removed = new Set(delta.removed);
-    const before: BaseRow[] = changedIds.length
-      ? await em.query(`SELECT page_id, parent_id, slug, path, document_id FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [
-          delta.base,
-          changedIds,
-        ])
+    const before: PageRow[] = changedIds.length
+      ? await em.query(`SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [delta.base, changedIds])
       : [];
     const beforeById = new Map(before.map((row) => [row.page_id, row]));
-    for (const page of delta.pages) {
+    const moved = delta.pages.filter((page) => {
       const old = beforeById.get(page.pageId);
-      if (old && (old.parent_id !== page.parentId || old.slug !== page.slug)) return null;
-    }
+      return old && (old.parent_id !== page.parentId || old.slug !== page.slug);
+    });
+    // Pages below a moved or renamed page keep their row but not their path.
+    const below = await this.subtrees(
+      delta.base,
+      moved.map((page) => page.pageId),
+      em,
+    );
+    const descendants = below.filter((row) => !changed.has(row.page_id) && !removed.has(row.page_id));
+    const paths = await this.paths(delta, beforeById, descendants, em);
+    const repathed = descendants.filter((row) => paths.get(row.page_id) !== row.path);
     const inserted = delta.pages.filter((page) => !beforeById.has(page.pageId));
-    const paths = await this.paths(delta, beforeById, em);
+
+    // A layer over the base's full revision, unless it would pass the bound.
+    const full = base.base_id ?? base.id;
+    const [{ own }]: { own: number }[] = base.base_id
+      ? await em.query(`SELECT count(*)::int AS own FROM revision_page_rows WHERE revision_id = $1`, [base.id])
+      : [{ own: 0 }];
+    const pageRows = own + changedIds.length + repathed.length + removed.size;
+    let layer = true;
+    if (pageRows > this.config.revisionLayers.minRows) {
+      const [{ pages }]: { pages: number }[] = await em.query(`SELECT count(*)::int AS pages FROM revision_page_rows WHERE revision_id = $1 AND NOT deleted`, [
+        full,
+      ]);
+      layer = pageRows <= Math.max(this.config.revisionLayers.minRows, this.config.revisionLayers.maxShare * pages);
+    }
 
     await this.writer.storeContent(delta.pages, delta.files, em);
-    // Pages whose body differs from the base's: their links are classified again.
-    const newBodies = delta.pages
-      .filter((page) => beforeById.get(page.pageId)?.document_id !== page.documentId || !beforeById.has(page.pageId))
-      .map((page) => page.pageId);
     const revision = em.create(Revision, {
       id: newId(),
       spaceId: delta.spaceId,
       parents: delta.parents,
       type: delta.type,
       createdBy: delta.createdBy,
+      baseId: layer ? full : null,
     });
     await em.insert(Revision, revision);
     await em.query(`UPDATE revisions r SET variables = b.variables, git = b.git FROM revisions b WHERE r.id = $1 AND b.id = $2`, [revision.id, delta.base]);
-    const skip = [...changedIds, ...removed];
-    const params = [revision.id, delta.base];
-    await em.query(
-      `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-                                   hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
-       SELECT $1, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-              hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at
-       FROM revision_pages WHERE revision_id = $2 AND page_id <> ALL($3::text[])`,
-      [...params, skip],
-    );
+    for (const table of TABLES) {
+      if (layer && base.base_id) {
+        // The base layer's own rows (and tombstones) come along: a layer's base is always full.
+        await em.query(
+          `INSERT INTO ${table.rows} (revision_id, ${table.columns}, deleted) SELECT $1, ${table.columns}, deleted FROM ${table.rows} WHERE revision_id = $2`,
+          [revision.id, base.id],
+        );
+      } else if (!layer) {
+        await em.query(`INSERT INTO ${table.rows} (revision_id, ${table.columns}) SELECT $1, ${table.columns} FROM ${table.view} WHERE revision_id = $2`, [
+          revision.id,
+          base.id,
+        ]);
+      }
+    }
+
+    // Pages: the changed rows and the repathed ones replace whatever the new revision carries for them.
     const now = new Date();
-    const rows = delta.pages.map(({ markdown: _markdown, ...page }) => ({
-      ...page,
-      documentId: page.documentId ?? null,
-      revisionId: revision.id,
-      path: paths.get(page.pageId) ?? null,
-      createdAt: page.createdAt ?? now,
-      updatedAt: page.updatedAt ?? now,
-    }));
-    for (let i = 0; i < rows.length; i += CHUNK) await em.insert(RevisionPage, rows.slice(i, i + CHUNK));
-    await em.query(
-      `INSERT INTO revision_files (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
-       SELECT $1, file_id, name, content_type, size, width, height, blob_id, created_at FROM revision_files WHERE revision_id = $2`,
-      params,
-    );
-    const fileRows = delta.files.map(({ data: _data, ...file }) => ({
-      ...file,
-      revisionId: revision.id,
-      blobId: file.blobId as string,
-      createdAt: file.createdAt ?? now,
-    }));
-    for (let i = 0; i < fileRows.length; i += CHUNK) await em.insert(RevisionFile, fileRows.slice(i, i + CHUNK));
-    await em.query(
-      `INSERT INTO revision_reusable_contents (revision_id, reusable_content_id, title, document_id)
-       SELECT $1, reusable_content_id, title, document_id FROM revision_reusable_contents WHERE revision_id = $2`,
-      params,
-    );
-    await this.links(revision.id, delta, inserted, paths, newBodies, em);
-    return { revision: await em.findOneByOrFail(Revision, { id: revision.id }), delta: { changed: changedIds, removed: [...removed] } };
+    const rows: PageRow[] = [
+      ...delta.pages.map((page) => ({
+        page_id: page.pageId,
+        parent_id: page.parentId,
+        position: page.position,
+        kind: page.kind,
+        title: page.title,
+        emoji: page.emoji,
+        icon: page.icon,
+        slug: page.slug,
+        path: paths.get(page.pageId) ?? null,
+        description: page.description,
+        layout: page.layout,
+        cover: page.cover,
+        hidden: page.hidden,
+        no_index: page.noIndex,
+        no_robots_index: page.noRobotsIndex,
+        variables: page.variables ?? {},
+        document_id: page.documentId ?? null,
+        link_target: page.linkTarget,
+        computed: page.computed ?? null,
+        created_at: page.createdAt ?? now,
+        updated_at: page.updatedAt ?? now,
+      })),
+      ...repathed.map((row) => ({ ...row, path: paths.get(row.page_id) ?? null })),
+    ];
+    const replaced = [...rows.map((row) => row.page_id), ...removed];
+    if (replaced.length > 0) await em.query(`DELETE FROM revision_page_rows WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [revision.id, replaced]);
+    await this.insertPages(revision.id, rows, em);
+    if (layer && removed.size > 0) {
+      // A tombstone hides the full base's row (it repeats it, so the row's checks hold); pages only the base layer had are simply not carried.
+      await em.query(
+        `INSERT INTO revision_page_rows (revision_id, ${PAGE_COLUMNS}, deleted)
+         SELECT $1, ${PAGE_COLUMNS}, true FROM revision_page_rows WHERE revision_id = $2 AND page_id = ANY($3::text[]) AND NOT deleted`,
+        [revision.id, full, [...removed]],
+      );
+    }
+    const fileRows = delta.files.map(({ data: _data, ...file }) => ({ ...file, blobId: file.blobId as string, createdAt: file.createdAt ?? now }));
+    if (fileRows.length > 0) {
+      await em.query(`DELETE FROM revision_file_rows WHERE revision_id = $1 AND file_id = ANY($2::text[])`, [revision.id, fileRows.map((file) => file.fileId)]);
+      await this.writer.insertFiles(revision.id, fileRows, em);
+    }
+
+    // Pages whose body differs from the base's, and pages whose path changed: their links are classified again.
+    const newBodies = delta.pages
+      .filter((page) => !beforeById.has(page.pageId) || beforeById.get(page.pageId)?.document_id !== (page.documentId ?? null))
+      .map((page) => page.pageId);
+    const newPaths = [...inserted.map((page) => page.pageId), ...moved.map((page) => page.pageId), ...repathed.map((row) => row.page_id)];
+    await writeDeltaLinks({ revisionId: revision.id, baseId: base.id, full: layer ? full : null, delta, inserted, paths, newBodies, newPaths }, em);
+    return {
+      revision: await em.findOneByOrFail(Revision, { id: revision.id }),
+      delta: { changed: [...changedIds, ...repathed.map((row) => row.page_id)], removed: [...removed] },
+      stored: { layer },
+    };
   }
 
-  /** Paths of the changed pages (their parents' paths from the base, or from pages inserted with them); sibling slugs checked. */
-  private async paths(delta: RevisionDelta, beforeById: Map<string, BaseRow>, em: EntityManager): Promise<Map<string, string | null>> {
-    const changed = new Map(delta.pages.map((page) => [page.pageId, page]));
+  /** Every page below `roots` in `revisionId` (the roots themselves excluded), whole rows; children probed by index (LATERAL … OFFSET 0, see `ContentRepository.subtree`). */
+  private async subtrees(revisionId: string, roots: string[], em: EntityManager): Promise<PageRow[]> {
+    if (roots.length === 0) return [];
+    return em.query(
+      `WITH RECURSIVE sub AS (
+         SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = ANY($2::text[])
+         UNION ALL
+         SELECT p.* FROM sub, LATERAL (SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = sub.page_id OFFSET 0) p
+       ) SELECT * FROM sub`,
+      [revisionId, roots],
+    );
+  }
+
+  /**
+   * Paths of the changed pages and of the base's pages below a moved one (through their parents'
+   * new paths, or the base's paths of parents that did not move); parents, cycles and sibling slugs checked.
+   */
+  private async paths(delta: RevisionDelta, beforeById: Map<string, PageRow>, descendants: PageRow[], em: EntityManager): Promise<Map<string, string | null>> {
     const removed = new Set(delta.removed);
-    const parentIds = [...new Set(delta.pages.map((page) => page.parentId).filter((id): id is string => id !== null && !changed.has(id)))];
-    const parents: BaseRow[] = parentIds.length
-      ? await em.query(`SELECT page_id, parent_id, slug, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [
-          delta.base,
-          parentIds,
-        ])
+    const nodes = new Map<string, { parentId: string | null; slug: string | null }>();
+    for (const row of descendants) nodes.set(row.page_id, { parentId: row.parent_id, slug: row.slug });
+    for (const page of delta.pages) nodes.set(page.pageId, { parentId: page.parentId, slug: page.slug });
+    const parentIds = [...new Set([...nodes.values()].map((node) => node.parentId).filter((id): id is string => id !== null && !nodes.has(id)))];
+    const parents: PageRow[] = parentIds.length
+      ? await em.query(`SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [delta.base, parentIds])
       : [];
     const parentPath = new Map(parents.filter((row) => !removed.has(row.page_id)).map((row) => [row.page_id, row.path]));
     const paths = new Map<string, string | null>();
-    const resolve = (page: DraftPage, depth: number): string | null => {
-      if (paths.has(page.pageId)) return paths.get(page.pageId) as string | null;
-      if (depth > 1000) throw contentError('content.invalid_pages', `pages: the page tree has a cycle at ${page.pageId}`);
-      const old = beforeById.get(page.pageId);
-      let path: string | null;
-      if (old) path = old.path;
-      else {
-        let above: string | null = null;
-        if (page.parentId !== null) {
-          const parent = changed.get(page.parentId);
-          if (parent) above = resolve(parent, depth + 1);
-          else if (parentPath.has(page.parentId)) above = parentPath.get(page.parentId) ?? null;
-          else throw contentError('content.invalid_pages', `pages: page ${page.pageId} has an unknown parent ${page.parentId}`);
-        }
-        path = page.slug === null ? null : above ? `${above}/${page.slug}` : page.slug;
+    const resolve = (id: string, seen: Set<string>): string | null => {
+      if (paths.has(id)) return paths.get(id) as string | null;
+      const node = nodes.get(id) as { parentId: string | null; slug: string | null };
+      if (seen.has(id)) throw contentError('content.invalid_pages', `pages: the page tree has a cycle at ${id}`);
+      seen.add(id);
+      let above: string | null = null;
+      if (node.parentId !== null) {
+        if (nodes.has(node.parentId)) above = resolve(node.parentId, seen);
+        else if (parentPath.has(node.parentId)) above = parentPath.get(node.parentId) ?? null;
+        else throw contentError('content.invalid_pages', `pages: page ${id} has an unknown parent ${node.parentId}`);
       }
-      paths.set(page.pageId, path);
+      const path = node.slug === null ? null : above ? `${above}/${node.slug}` : node.slug;
+      paths.set(id, path);
       return path;
     };
-    for (const page of delta.pages) resolve(page, 0);
+    for (const id of nodes.keys()) resolve(id, new Set());
 
-    // Slugs stay unique among siblings: the changed pages against each other and against the base's pages they join.
-    const parentsOfNew = [...new Set(delta.pages.filter((page) => !beforeById.has(page.pageId)).map((page) => page.parentId))];
-    if (parentsOfNew.length > 0) {
-      const siblings: BaseRow[] = await em.query(
-        `SELECT page_id, parent_id, slug, path FROM revision_pages
+    // Slugs stay unique among siblings: pages new or moved against each other and against the siblings they join.
+    const placed = delta.pages.filter((page) => {
+      const old = beforeById.get(page.pageId);
+      return !old || old.parent_id !== page.parentId || old.slug !== page.slug;
+    });
+    const parentsOfPlaced = [...new Set(placed.map((page) => page.parentId))];
+    if (parentsOfPlaced.length > 0) {
+      const siblings: PageRow[] = await em.query(
+        `SELECT page_id, parent_id, slug FROM revision_pages
           WHERE revision_id = $1 AND slug IS NOT NULL AND (parent_id = ANY($2::text[]) OR (parent_id IS NULL AND $3))`,
-        [delta.base, parentsOfNew.filter((id) => id !== null), parentsOfNew.includes(null)],
+        [delta.base, parentsOfPlaced.filter((id) => id !== null), parentsOfPlaced.includes(null)],
       );
       const taken = new Map<string, string>();
-      for (const row of siblings) if (!changed.has(row.page_id) && !removed.has(row.page_id)) taken.set(`${row.parent_id ?? ''}\u0000${row.slug}`, row.page_id);
+      const own = new Set(delta.pages.map((page) => page.pageId));
+      for (const row of siblings) if (!own.has(row.page_id) && !removed.has(row.page_id)) taken.set(`${row.parent_id ?? ''}\u0000${row.slug}`, row.page_id);
       for (const page of delta.pages) {
         if (page.slug === null) continue;
         const key = `${page.parentId ?? ''}\u0000${page.slug}`;
@@ -179,89 +257,16 @@ export class RevisionDeltaWriter {
     return paths;
   }
 
-  /**
-   * The base's link rows without the contributions of pages whose body changed or that are gone,
-   * the links of the changed bodies (and of pages whose broken path links an inserted page now
-   * resolves) classified against the new tree, and statuses updated for targets that appeared or went.
-   */
-  private async links(
-    revisionId: string,
-    delta: RevisionDelta,
-    inserted: DraftPage[],
-    paths: Map<string, string | null>,
-    newBodies: string[],
-    em: EntityManager,
-  ): Promise<void> {
-    const bodies = new Map<string, string>();
-    for (const page of delta.pages) if (page.markdown !== undefined) bodies.set(page.pageId, page.markdown);
-    const newPaths = inserted.map((page) => paths.get(page.pageId)).filter((path): path is string => !!path);
-    const pathHits: { pages: string[] }[] = newPaths.length
-      ? await em.query(`SELECT pages FROM revision_links WHERE revision_id = $1 AND target_key = ANY($2::text[])`, [
-          delta.base,
-          newPaths.map((path) => `path:${path}`),
-        ])
-      : [];
-    const relink = new Set([...newBodies, ...pathHits.flatMap((row) => row.pages)]);
-    const drop = [...relink, ...delta.removed];
-    await em.query(
-      `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
-       SELECT $1, l.target_key, l.status, l.target, kept.pages
-         FROM revision_links l,
-              LATERAL (SELECT ARRAY(SELECT p FROM unnest(l.pages) WITH ORDINALITY AS u (p, o) WHERE p <> ALL($3::text[]) ORDER BY o) AS pages) kept
-        WHERE l.revision_id = $2 AND cardinality(kept.pages) > 0`,
-      [revisionId, delta.base, drop],
-    );
-    // Targets that appeared or went: pages inserted, restored or removed, files added.
-    const touchedKeys = [
-      ...inserted.map((page) => `page:${page.pageId}`),
-      ...delta.removed.map((id) => `page:${id}`),
-      ...delta.files.map((file) => `file:${file.fileId}`),
-    ];
-    if (touchedKeys.length > 0) {
+  /** Page rows of the new revision, many per statement. */
+  private async insertPages(revisionId: string, rows: PageRow[], em: EntityManager): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
       await em.query(
-        `UPDATE revision_links l SET status = CASE
-            WHEN l.target->>'kind' = 'page' AND EXISTS (SELECT 1 FROM revision_pages p WHERE p.revision_id = $1 AND p.page_id = l.target->>'page') THEN 'in-app'
-            WHEN l.target->>'kind' = 'file' AND EXISTS (SELECT 1 FROM revision_files f WHERE f.revision_id = $1 AND f.file_id = l.target->>'file') THEN 'in-app'
-            ELSE 'broken' END
-          WHERE l.revision_id = $1 AND l.target_key = ANY($2::text[])`,
-        [revisionId, touchedKeys],
-      );
-    }
-    if (relink.size === 0) return;
-    const missing = [...relink].filter((id) => !bodies.has(id));
-    if (missing.length > 0) {
-      const rows: { page_id: string; markdown: string | null }[] = await em.query(
-        `SELECT p.page_id, d.markdown FROM revision_pages p LEFT JOIN documents d ON d.id = p.document_id WHERE p.revision_id = $1 AND p.page_id = ANY($2::text[])`,
-        [revisionId, missing],
-      );
-      for (const row of rows) bodies.set(row.page_id, row.markdown ?? '');
-    }
-    const tree: { page_id: string; path: string | null }[] = await em.query(`SELECT page_id, path FROM revision_pages WHERE revision_id = $1`, [revisionId]);
-    const files: { file_id: string }[] = await em.query(`SELECT file_id FROM revision_files WHERE revision_id = $1`, [revisionId]);
-    const pathOf = new Map(tree.map((row) => [row.page_id, row.path]));
-    const context = {
-      pageIds: new Set(tree.map((row) => row.page_id)),
-      pagePaths: new Map(tree.filter((row) => row.path !== null).map((row) => [row.path as string, row.page_id])),
-      fileIds: new Set(files.map((row) => row.file_id)),
-    };
-    const linked = collectLinks(
-      [...relink].filter((id) => pathOf.has(id)).map((id) => ({ pageId: id, path: pathOf.get(id) ?? '', markdown: bodies.get(id) ?? '' })),
-      context,
-    );
-    for (let i = 0; i < linked.length; i += CHUNK) {
-      const part = linked.slice(i, i + CHUNK);
-      await em.query(
-        `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
-         SELECT $1, l.target_key, l.status, l.target, ARRAY(SELECT jsonb_array_elements_text(l.pages))
-           FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS l (target_key, status, target, pages)
-         ON CONFLICT (revision_id, target_key) DO UPDATE SET pages = revision_links.pages || EXCLUDED.pages, status = EXCLUDED.status`,
-        [
-          revisionId,
-          part.map((link) => link.key),
-          part.map((link) => link.status),
-          part.map((link) => JSON.stringify(link.target)),
-          part.map((link) => JSON.stringify(link.pages)),
-        ],
+        `INSERT INTO revision_page_rows (revision_id, ${PAGE_COLUMNS})
+         SELECT $1, ${PAGE_COLUMNS.replace(/(\w+)/g, 'p.$1')}
+         FROM jsonb_to_recordset($2::jsonb) AS p (page_id text, parent_id text, position int, kind text, title text, emoji text, icon text, slug text,
+              path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
+              document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
+        [revisionId, JSON.stringify(rows.slice(i, i + CHUNK))],
       );
     }
   }

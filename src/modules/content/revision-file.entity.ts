@@ -2,8 +2,11 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 const bigint = { to: (value: number) => value, from: (value: string) => Number(value) };
 
-/** A file in one revision; its bytes are a shared blob. The file id is stable across revisions. */
-@Entity('revision_files')
+/**
+ * A file in one revision; its bytes are a shared blob. The file id is stable across revisions.
+ * Read-only: `revision_files` is the view that resolves revision layers; writers insert into `revision_file_rows`.
+ */
+@Entity('revision_files', { synchronize: false })
 export class RevisionFile {
   @PrimaryColumn('text')
   revisionId: string;

@@ -27,7 +27,8 @@ export class RevisionLifecycleService {
    * A revision of `spaceId` with the same content as `revisionId` (space duplication); the spaces'
    * unit of work makes it the new space's active revision (and indexes it for search). Revisions are immutable, so the copy shares every
    * body and every file's bytes with the source: only tree rows are copied, with the same page and
-   * file ids (ids are unique within a revision, and links between them stay valid).
+   * file ids (ids are unique within a revision, and links between them stay valid). The copy is
+   * full (the source's rows resolved through its base, if it is a layer): a layer's base stays in its own space.
    */
   async copyToSpace(revisionId: string, spaceId: string, userId: string | null, manager: EntityManager): Promise<Revision> {
     const source = await manager.findOneByOrFail(Revision, { id: revisionId });
@@ -43,25 +44,25 @@ export class RevisionLifecycleService {
     await manager.insert(Revision, copy);
     const params = [copy.id, source.id];
     await manager.query(
-      `INSERT INTO revision_pages (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-                                   hidden, no_index, no_robots_index, variables, document_id, link_target, created_at, updated_at)
+      `INSERT INTO revision_page_rows (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
+                                   hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
        SELECT $1, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-              hidden, no_index, no_robots_index, variables, document_id, link_target, created_at, updated_at
+              hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at
        FROM revision_pages WHERE revision_id = $2`,
       params,
     );
     await manager.query(
-      `INSERT INTO revision_files (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
+      `INSERT INTO revision_file_rows (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
        SELECT $1, file_id, name, content_type, size, width, height, blob_id, created_at FROM revision_files WHERE revision_id = $2`,
       params,
     );
     await manager.query(
-      `INSERT INTO revision_reusable_contents (revision_id, reusable_content_id, title, document_id)
+      `INSERT INTO revision_reusable_content_rows (revision_id, reusable_content_id, title, document_id)
        SELECT $1, reusable_content_id, title, document_id FROM revision_reusable_contents WHERE revision_id = $2`,
       params,
     );
     await manager.query(
-      `INSERT INTO revision_links (revision_id, target_key, status, target, pages)
+      `INSERT INTO revision_link_rows (revision_id, target_key, status, target, pages)
        SELECT $1, target_key, status, target, pages FROM revision_links WHERE revision_id = $2`,
       params,
     );
@@ -72,7 +73,8 @@ export class RevisionLifecycleService {
    * Removes bodies and file bytes that no revision uses any more (after the spaces module purged
    * spaces, whose revisions cascade away). Rows a concurrent transaction is just starting to
    * reference are locked by its foreign-key check and skipped here, so a purge never blocks a
-   * writer; they are collected on a later run if they stay unused.
+   * writer; they are collected on a later run if they stay unused. The stored rows are what keeps a
+   * body: a layer reads the rest through its base, which cannot be deleted while the layer exists.
    * A large write stores its bodies before its transaction references them (RevisionWriter): it
    * holds `DOCUMENT_GC_LOCK` shared meanwhile, so this waits for such writes in flight to commit or
    * fail (a body they stored is then referenced, or garbage), and one starting now waits for this.
@@ -83,15 +85,15 @@ export class RevisionLifecycleService {
     const [, documents]: [unknown[], number] = await manager.query(
       `DELETE FROM documents WHERE id IN (
          SELECT d.id FROM documents d
-         WHERE NOT EXISTS (SELECT 1 FROM revision_pages p WHERE p.document_id = d.id)
-           AND NOT EXISTS (SELECT 1 FROM revision_reusable_contents r WHERE r.document_id = d.id)
+         WHERE NOT EXISTS (SELECT 1 FROM revision_page_rows p WHERE p.document_id = d.id)
+           AND NOT EXISTS (SELECT 1 FROM revision_reusable_content_rows r WHERE r.document_id = d.id)
          FOR UPDATE SKIP LOCKED)
        RETURNING id`,
     );
     const [, blobs]: [unknown[], number] = await manager.query(
       `DELETE FROM blobs WHERE id IN (
          SELECT b.id FROM blobs b
-         WHERE NOT EXISTS (SELECT 1 FROM revision_files f WHERE f.blob_id = b.id)
+         WHERE NOT EXISTS (SELECT 1 FROM revision_file_rows f WHERE f.blob_id = b.id)
          FOR UPDATE SKIP LOCKED)
        RETURNING id`,
     );

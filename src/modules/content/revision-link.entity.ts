@@ -7,8 +7,11 @@ export type LinkStatus = (typeof LINK_STATUSES)[number];
 export type LinkTarget =
   { kind: 'page'; page: string } | { kind: 'file'; file: string } | { kind: 'anchor'; anchor: string; page: string } | { kind: 'url'; url: string };
 
-/** One distinct link target of a revision, classified when the revision is written, with the pages that link to it. */
-@Entity('revision_links')
+/**
+ * One distinct link target of a revision, classified when the revision is written, with the pages that link to it.
+ * Read-only: `revision_links` is the view that resolves revision layers; writers insert into `revision_link_rows`.
+ */
+@Entity('revision_links', { synchronize: false })
 export class RevisionLink {
   @PrimaryColumn('text')
   revisionId: string;

@@ -30,9 +30,10 @@ export interface PageCover {
 /**
  * A page in one revision's tree. The page id is stable across revisions (a page keeps its id when
  * its body or place changes), so change requests can match pages when they merge; the row itself
- * belongs to one revision and is never updated.
+ * belongs to one revision and is never updated. Read-only: `revision_pages` is the view that resolves
+ * revision layers (a layer's own rows over its full base's); writers insert into `revision_page_rows`.
  */
-@Entity('revision_pages')
+@Entity('revision_pages', { synchronize: false })
 export class RevisionPage {
   @PrimaryColumn('text')
   revisionId: string;

@@ -9,7 +9,7 @@ import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
 import { RevisionFile } from './revision-file.entity';
 import { ComputedSource, RevisionPage } from './revision-page.entity';
-import { RevisionReusableContent } from './revision-reusable-content.entity';
+import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { contentError } from './content.errors';
@@ -152,11 +152,18 @@ export class RevisionWriter {
       blobId: file.blobId as string,
       createdAt: file.createdAt ?? now,
     }));
-    for (let i = 0; i < fileRows.length; i += CHUNK) await em.insert(RevisionFile, fileRows.slice(i, i + CHUNK));
+    await this.insertFiles(revision.id, fileRows, em);
     if (draft.reusableContents?.length) {
-      await em.insert(
-        RevisionReusableContent,
-        draft.reusableContents.map((content) => ({ ...content, revisionId: revision.id })),
+      const contents = draft.reusableContents;
+      await em.query(
+        `INSERT INTO revision_reusable_content_rows (revision_id, reusable_content_id, title, document_id)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+        [
+          revision.id,
+          contents.map((content) => content.reusableContentId),
+          contents.map((content) => content.title),
+          contents.map((content) => content.documentId),
+        ],
       );
     }
 
@@ -292,7 +299,7 @@ export class RevisionWriter {
   ) {
     await copyRows(
       em,
-      'revision_pages',
+      'revision_page_rows',
       ['revision_id', 'page_id', 'parent_id', 'position', 'kind', 'title', 'emoji', 'icon', 'slug', 'path', 'description', 'layout', 'cover'].concat([
         'hidden',
         'no_index',
@@ -331,6 +338,28 @@ export class RevisionWriter {
     );
   }
 
+  /** File rows of a revision (the stored table: `revision_files` is the view that resolves layers). */
+  async insertFiles(revisionId: string, rows: Omit<RevisionFile, 'revisionId'>[], em: EntityManager): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const part = rows.slice(i, i + CHUNK);
+      await em.query(
+        `INSERT INTO revision_file_rows (revision_id, file_id, name, content_type, size, width, height, blob_id, created_at)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[], $8::text[], $9::timestamptz[])`,
+        [
+          revisionId,
+          part.map((file) => file.fileId),
+          part.map((file) => file.name),
+          part.map((file) => file.contentType),
+          part.map((file) => file.size),
+          part.map((file) => file.width),
+          part.map((file) => file.height),
+          part.map((file) => file.blobId),
+          part.map((file) => file.createdAt),
+        ],
+      );
+    }
+  }
+
   private async storeBlob(data: Buffer, em: EntityManager): Promise<string> {
     const id = sha256(data);
     await em.query(`INSERT INTO blobs (id, data, size) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [id, data, data.length]);
@@ -366,7 +395,7 @@ export class RevisionWriter {
     }));
     await copyRows(
       em,
-      'revision_links',
+      'revision_link_rows',
       ['revision_id', 'target_key', 'status', 'target', 'pages'],
       rows.map((row) => [revisionId, row.targetKey, row.status, jsonb(row.target), textArray(row.pages)]),
     );

@@ -38,4 +38,11 @@ export class Revision {
 
   @Column('jsonb', { default: () => "'{}'" })
   variables: Record<string, string | number | boolean>;
+
+  /**
+   * The full revision this one is a layer over (it stores only the rows that differ from it, and
+   * tombstones); null for a full revision. Internal: never presented.
+   */
+  @Column('text', { nullable: true })
+  baseId: string | null;
 }

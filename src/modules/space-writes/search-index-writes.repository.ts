@@ -79,10 +79,11 @@ export class SearchIndexWritesRepository {
    */
   async update(spaceId: string, revisionId: string, changed: string[], removed: string[], em: EntityManager): Promise<void> {
     const retitled: unknown[] = await em.query(
-      `SELECT 1 FROM search_pages s
-         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = s.page_id
+      // LATERAL … OFFSET 0: revision_pages is a view over revision layers, probed by key only through conditions on its own columns.
+      `SELECT 1 FROM search_pages s,
+              LATERAL (SELECT page_id, title FROM revision_pages WHERE revision_id = $2 AND page_id = s.page_id OFFSET 0) p,
+              LATERAL (SELECT 1 FROM revision_pages WHERE revision_id = $2 AND parent_id = p.page_id LIMIT 1) c
         WHERE s.space_id = $1 AND s.page_id = ANY($3::text[]) AND s.title <> p.title
-          AND EXISTS (SELECT 1 FROM revision_pages c WHERE c.revision_id = $2 AND c.parent_id = p.page_id)
         LIMIT 1`,
       [spaceId, revisionId, changed],
     );
@@ -104,7 +105,7 @@ export class SearchIndexWritesRepository {
                 setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') ||
                 coalesce(d.tsv, ''::tsvector)
          FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
-         JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
+         CROSS JOIN LATERAL (SELECT * FROM revision_pages WHERE revision_id = $2 AND page_id = a.page_id OFFSET 0) p
          LEFT JOIN documents d ON d.id = p.document_id
          WHERE p.kind = 'document' AND NOT p.no_index`,
         [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],

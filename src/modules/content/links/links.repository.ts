@@ -39,7 +39,10 @@ export class LinksRepository {
     const qb = this.dataSource.manager
       .createQueryBuilder(RevisionPage, 'p')
       .where('p.revision_id = :revisionId', { revisionId })
-      .andWhere(`p.page_id IN (SELECT unnest(l.pages) FROM revision_links l WHERE l.revision_id = :revisionId AND l.target_key = :targetKey)`, { targetKey });
+      // An array, not a semi-join: `revision_pages` is a view over layers, probed by key only through a condition on its own columns.
+      .andWhere(`p.page_id = ANY(ARRAY(SELECT unnest(l.pages) FROM revision_links l WHERE l.revision_id = :revisionId AND l.target_key = :targetKey))`, {
+        targetKey,
+      });
     return paginate<RevisionPage>(qb, query, { list: 'backlinks:page', columns: ['p.page_id'], direction: 'ASC', keyOf: (page) => [page.pageId] });
   }
 
