@@ -106,7 +106,7 @@ describe('bulk revision writes (bodies stored before the revision)', () => {
     const blocker = t.dataSource.createQueryRunner();
     await blocker.connect();
     await blocker.startTransaction();
-    await blocker.query(`LOCK TABLE revision_links IN SHARE ROW EXCLUSIVE MODE`);
+    await blocker.query(`LOCK TABLE revision_link_rows IN SHARE ROW EXCLUSIVE MODE`);
     let written = false;
     const writing = write(space.id, pages).then((revision) => ((written = true), revision));
     try {
