@@ -1,3 +1,4 @@
+import { SearchIndexWritesRepository } from '../../src/modules/space-writes/search-index-writes.repository';
 import { inflateSync } from 'node:zlib';
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
@@ -386,6 +387,17 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
       const search = async (word: string) => (await admin().get(`/v1/spaces/${space.id}/search?query=${word}`).expect(200)).body.items;
       expect((await search('quokkaword')).map((item: { id: string }) => item.id)).toEqual([bravo]);
       expect(await search('zebraword')).toEqual([]);
+      // The rows the merge updated are the rows a rebuild from the new revision writes (title vector included).
+      const rows = () =>
+        t.dataSource.query(
+          `SELECT page_id, title, path, description, ancestors, title_tsv::text AS title_tsv, tsv::text AS tsv FROM search_pages WHERE space_id = $1 ORDER BY page_id`,
+          [space.id],
+        );
+      const incremental = await rows();
+      expect(incremental.find((row: { page_id: string }) => row.page_id === bravo).title_tsv).toContain("'bravo'");
+      const [{ revision_id: active }] = await t.dataSource.query(`SELECT revision_id FROM spaces WHERE id = $1`, [space.id]);
+      await t.dataSource.transaction((em) => t.app.get(SearchIndexWritesRepository).rebuild(space.id, active, em));
+      expect(incremental).toEqual(await rows());
     });
 
     it('refuses content changes, update and merge of a merged or archived change request (409)', async () => {

@@ -75,7 +75,7 @@ export class SearchIndexWritesRepository {
    * rows are identical in the new revision; `revision_id` then names the revision a row was indexed
    * from, and rewriting it on every row would cost what this method exists to avoid).
    * Rebuilds instead when a changed page with sub-pages has a new title (its descendants' ancestors
-   * change). The ancestors of the changed pages come from one read of the tree's (id, parent, title).
+   * change). The ancestors of the changed pages are walked up from them by key (`withAncestors`).
    */
   async update(spaceId: string, revisionId: string, changed: string[], removed: string[], em: EntityManager): Promise<void> {
     const retitled: unknown[] = await em.query(
@@ -90,26 +90,41 @@ export class SearchIndexWritesRepository {
     if (retitled.length > 0) return this.rebuild(spaceId, revisionId, em);
     await em.query(`DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
     if (changed.length === 0) return;
-    const tree: { page_id: string; parent_id: string | null; title: string }[] = await em.query(
-      `SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1`,
-      [revisionId],
-    );
-    const ancestors = ancestorTitles(tree);
+    const ancestors = ancestorTitles(await this.withAncestors(revisionId, changed, em));
     for (let i = 0; i < changed.length; i += REBUILD_CHUNK) {
       const chunk = changed.slice(i, i + REBUILD_CHUNK).filter((id) => ancestors.has(id));
       await em.query(
-        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, tsv)
-         SELECT $1, p.page_id, $2, p.document_id, p.title, p.path, coalesce(p.description, ''),
-                ARRAY(SELECT jsonb_array_elements_text(a.ancestors)),
-                setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
-                setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') ||
-                coalesce(d.tsv, ''::tsvector)
-         FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
-         CROSS JOIN LATERAL (SELECT * FROM revision_pages WHERE revision_id = $2 AND page_id = a.page_id OFFSET 0) p
-         LEFT JOIN documents d ON d.id = p.document_id
-         WHERE p.kind = 'document' AND NOT p.no_index`,
+        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
+         SELECT $1, x.page_id, $2, x.document_id, x.title, x.path, x.description, x.ancestors, x.title_tsv, x.title_tsv || coalesce(d.tsv, ''::tsvector)
+         FROM (
+           SELECT p.page_id, p.document_id, p.title, p.path, coalesce(p.description, '') AS description,
+                  ARRAY(SELECT jsonb_array_elements_text(a.ancestors)) AS ancestors,
+                  setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
+                  setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') AS title_tsv
+           FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
+           CROSS JOIN LATERAL (SELECT * FROM revision_pages WHERE revision_id = $2 AND page_id = a.page_id OFFSET 0) p
+           WHERE p.kind = 'document' AND NOT p.no_index
+         ) x
+         LEFT JOIN documents d ON d.id = x.document_id`,
         [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],
       );
     }
+  }
+
+  /** The pages `ids` of a revision and all their ancestors (id, parent, title), walked up by key: never the whole tree. */
+  private withAncestors(revisionId: string, ids: string[], em: EntityManager): Promise<{ page_id: string; parent_id: string | null; title: string }[]> {
+    // UNION (not ALL) ends the walk on a page already seen, a cycle included.
+    return em.query(
+      `WITH RECURSIVE up (page_id, parent_id, title) AS (
+         SELECT p.page_id, p.parent_id, p.title
+           FROM unnest($2::text[]) AS a (id)
+           CROSS JOIN LATERAL (SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1 AND page_id = a.id OFFSET 0) p
+         UNION
+         SELECT q.page_id, q.parent_id, q.title
+           FROM up CROSS JOIN LATERAL (SELECT page_id, parent_id, title FROM revision_pages WHERE revision_id = $1 AND page_id = up.parent_id OFFSET 0) q
+       )
+       SELECT page_id, parent_id, title FROM up`,
+      [revisionId, ids],
+    );
   }
 }
