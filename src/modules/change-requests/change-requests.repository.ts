@@ -1,3 +1,4 @@
+import { ContentRepository } from '../content/content.repository';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
@@ -13,7 +14,10 @@ import type { RevisionFile } from '../content/revision-file.entity';
 /** Every query of change requests and their contributors. */
 @Injectable()
 export class ChangeRequestsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly content: ContentRepository,
+  ) {}
 
   /** By id or by number in the space (`changeRequestId` is either, section 4.1); `lock` takes the row for the transaction. */
   find(spaceId: string, idOrNumber: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<ChangeRequest | null> {
@@ -82,17 +86,23 @@ export class ChangeRequestsRepository {
    * The pages whose rows differ, in anything the merge compares (`MERGED_COLUMNS`), between `base`
    * and `ours` or between `base` and `theirs` (present in one and not the other included), with
    * their three rows. One FULL JOIN of the three revisions' rows in SQL (compared there, not in JS),
-   * then the differing pages' rows by primary key.
+   * then the differing pages' rows by primary key. When the three are one full revision and layers
+   * over it (the usual case: a change request's head, main and their base between compactions), only
+   * the layers' own pages are compared, so the cost follows the changes, not the space.
    */
   async changedPages(base: string, ours: string, theirs: string, manager: EntityManager): Promise<PageVersions<TreePage>[]> {
-    const side = (param: string) => `SELECT ${MERGED_COLUMNS} FROM revision_pages WHERE revision_id = ${param}`;
+    // Revisions that are layers over one full revision can only differ in their layers' own pages.
+    const candidates = await this.content.pagesDifferingWithinBase([base, ours, theirs], manager);
+    if (candidates?.length === 0) return [];
+    const only = candidates ? ' AND page_id = ANY($4::text[])' : '';
+    const side = (param: string) => `SELECT ${MERGED_COLUMNS} FROM revision_pages WHERE revision_id = ${param}${only}`;
     const differing: { page_id: string }[] = await manager.query(
       `WITH b AS (${side('$1')}), o AS (${side('$2')}), t AS (${side('$3')})
        SELECT coalesce(b.page_id, o.page_id, t.page_id) AS page_id
          FROM b FULL JOIN o ON o.page_id = b.page_id
                 FULL JOIN t ON t.page_id = coalesce(b.page_id, o.page_id)
         WHERE b IS DISTINCT FROM o OR b IS DISTINCT FROM t`,
-      [base, ours, theirs],
+      candidates ? [base, ours, theirs, candidates] : [base, ours, theirs],
     );
     if (differing.length === 0) return [];
     // A second query, so the planner, which cannot guess how few pages differ, reads them by primary key.

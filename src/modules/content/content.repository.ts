@@ -64,6 +64,21 @@ export class ContentRepository {
     return new Map(rows.map((row) => [row.pageId, row.path]));
   }
 
+  /**
+   * The pages that can differ between `revisionIds` when they are one full revision and layers over
+   * it (a layer stores exactly the rows that differ from its base, tombstones included): the layers'
+   * own page ids, read by key, whatever the size of the space. Null when they do not share one full
+   * base (the caller then compares them whole).
+   */
+  async pagesDifferingWithinBase(revisionIds: string[], manager: EntityManager = this.dataSource.manager): Promise<string[] | null> {
+    const rows: { id: string; base_id: string | null }[] = await manager.query(`SELECT id, base_id FROM revisions WHERE id = ANY($1::text[])`, [revisionIds]);
+    if (rows.length !== new Set(revisionIds).size || new Set(rows.map((row) => row.base_id ?? row.id)).size !== 1) return null;
+    const layers = rows.filter((row) => row.base_id !== null).map((row) => row.id);
+    if (layers.length === 0) return [];
+    const pages: { page_id: string }[] = await manager.query(`SELECT DISTINCT page_id FROM revision_page_rows WHERE revision_id = ANY($1::text[])`, [layers]);
+    return pages.map((row) => row.page_id);
+  }
+
   /** Page id → path of only `pageIds` (read by primary key): the pages some bodies link to. */
   async pathsOf(revisionId: string, pageIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, string | null>> {
     if (pageIds.length === 0) return new Map();
