@@ -124,9 +124,6 @@ export class ContentRepository {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
       reading(true);
-      // The walk's row estimate is far above the truth (a recursive union over the layered view), which
-      // made PostgreSQL JIT-compile it: 0.1–2 s of compilation for a 10,000-page walk that runs in 0.1 s.
-      await runner.query('SET LOCAL jit = off');
       await runner.query(
         `DECLARE revision_tree NO SCROLL CURSOR FOR
          WITH RECURSIVE walk AS (
