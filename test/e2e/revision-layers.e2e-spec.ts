@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { LinksRepository } from '../../src/modules/content/links/links.repository';
-import { RevisionDeltaWriter, RevisionDelta } from '../../src/modules/content/revision-delta-writer';
+import type { RevisionDelta } from '../../src/modules/content/revision-delta';
+import { RevisionDeltaWriter } from '../../src/modules/content/revision-delta-writer';
 import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../../src/modules/content/revision-writer';
 import { Actor, createOrganization, OrgFixture } from '../support/builders';
 import { createSpace } from '../support/space-builders';

@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { collectLinks, LinkContext } from './links/link-classifier';
 import { FILE_REF, markdownLinks, PAGE_REF } from './markdown/markdown';
-import type { RevisionDelta } from './revision-delta-writer';
+import type { RevisionDelta } from './revision-delta';
 import type { LinkStatus, LinkTarget } from './revision-link.entity';
 import type { DraftPage } from './revision-writer';
 import { resolvePagePath } from './tree/slugs';

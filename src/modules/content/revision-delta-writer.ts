@@ -3,27 +3,12 @@ import { EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { newId } from '../../common/ids';
 import { contentError } from './content.errors';
+import type { RevisionDelta } from './revision-delta';
 import { writeDeltaLinks } from './revision-delta-links';
-import { Revision, RevisionType } from './revision.entity';
-import { DraftFile, DraftPage, RevisionWriter } from './revision-writer';
+import { Revision } from './revision.entity';
+import { RevisionWriter } from './revision-writer';
 
 const CHUNK = 5000;
-
-/** A new revision described by what differs from `base`. */
-export interface RevisionDelta {
-  spaceId: string;
-  /** The revision the new one is described against (the space's active revision for a merge). */
-  base: string;
-  parents: string[];
-  type: RevisionType;
-  createdBy: string | null;
-  /** Pages added or changed, whole rows; `markdown` set where the body is new (else `documentId` is kept). */
-  pages: DraftPage[];
-  /** Pages of `base` that are not in the new revision. */
-  removed: string[];
-  /** Files added. */
-  files: DraftFile[];
-}
 
 export interface DeltaWritten {
   revision: Revision;
