@@ -44,24 +44,8 @@ export class SearchIndexWritesRepository {
     );
     const ancestors = ancestorTitles(tree);
     const ids = [...ancestors.keys()];
-    for (let i = 0; i < ids.length; i += REBUILD_CHUNK) {
-      const chunk = ids.slice(i, i + REBUILD_CHUNK);
-      await em.query(
-        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
-         SELECT $1, x.page_id, $2, x.document_id, x.title, x.path, x.description, x.ancestors, x.title_tsv, x.title_tsv || coalesce(d.tsv, ''::tsvector)
-         FROM (
-           SELECT p.page_id, p.document_id, p.title, p.path, coalesce(p.description, '') AS description,
-                  ARRAY(SELECT jsonb_array_elements_text(a.ancestors)) AS ancestors,
-                  setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
-                  setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') AS title_tsv
-           FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
-           JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id
-           WHERE p.kind = 'document' AND NOT p.no_index
-         ) x
-         LEFT JOIN documents d ON d.id = x.document_id`,
-        [spaceId, revisionId, chunk, chunk.map((id) => JSON.stringify(ancestors.get(id)))],
-      );
-    }
+    // Every page of the revision: one join of the whole revision (hashed) is what PostgreSQL does best.
+    await this.insertRows(spaceId, revisionId, ids, ancestors, 'JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id', em);
     // A large rebuild changes the table's word statistics, which the search plans on (a common word
     // is scanned, a rare one read by the index): without them, a 100k-page space's first searches
     // took seconds. ANALYZE sees this transaction's own rows; it takes a lock that only another
@@ -91,8 +75,28 @@ export class SearchIndexWritesRepository {
     await em.query(`DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
     if (changed.length === 0) return;
     const ancestors = ancestorTitles(await this.withAncestors(revisionId, changed, em));
-    for (let i = 0; i < changed.length; i += REBUILD_CHUNK) {
-      const chunk = changed.slice(i, i + REBUILD_CHUNK).filter((id) => ancestors.has(id));
+    // A few pages, each probed by key (LATERAL … OFFSET 0: through the layered view, a join would hash the whole revision).
+    await this.insertRows(
+      spaceId,
+      revisionId,
+      changed.filter((id) => ancestors.has(id)),
+      ancestors,
+      'CROSS JOIN LATERAL (SELECT * FROM revision_pages WHERE revision_id = $2 AND page_id = a.page_id OFFSET 0) p',
+      em,
+    );
+  }
+
+  /** Writes the search rows of `ids` (document pages that are indexed), `pages` joining each id `a.page_id` to its row `p`. */
+  private async insertRows(
+    spaceId: string,
+    revisionId: string,
+    ids: string[],
+    ancestors: Map<string, string[]>,
+    pages: string,
+    em: EntityManager,
+  ): Promise<void> {
+    for (let i = 0; i < ids.length; i += REBUILD_CHUNK) {
+      const chunk = ids.slice(i, i + REBUILD_CHUNK);
       await em.query(
         `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
          SELECT $1, x.page_id, $2, x.document_id, x.title, x.path, x.description, x.ancestors, x.title_tsv, x.title_tsv || coalesce(d.tsv, ''::tsvector)
@@ -102,7 +106,7 @@ export class SearchIndexWritesRepository {
                   setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') ||
                   setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B') AS title_tsv
            FROM unnest($3::text[], $4::jsonb[]) AS a (page_id, ancestors)
-           CROSS JOIN LATERAL (SELECT * FROM revision_pages WHERE revision_id = $2 AND page_id = a.page_id OFFSET 0) p
+           ${pages}
            WHERE p.kind = 'document' AND NOT p.no_index
          ) x
          LEFT JOIN documents d ON d.id = x.document_id`,
