@@ -6,9 +6,7 @@ import { contentError } from './content.errors';
 import type { RevisionDelta } from './revision-delta';
 import { writeDeltaLinks } from './revision-delta-links';
 import { Revision } from './revision.entity';
-import { RevisionWriter } from './revision-writer';
-
-const CHUNK = 5000;
+import { RevisionWriter, StoredPage } from './revision-writer';
 
 export interface DeltaWritten {
   revision: Revision;
@@ -23,6 +21,8 @@ type PageRow = Record<string, unknown> & { page_id: string; parent_id: string | 
 
 const PAGE_COLUMNS = `page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
   hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at`;
+/** The same columns named as `StoredPage` names them (`page_id AS "pageId"`, …). */
+const PAGE_FIELDS = PAGE_COLUMNS.replace(/\w+/g, (column) => `${column} AS "${column.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}"`);
 
 /** The per-revision tables: the stored one, the view resolving layers, and the columns besides `revision_id`. */
 const TABLES = [
@@ -68,9 +68,9 @@ export class RevisionDeltaWriter {
       moved.map((page) => page.pageId),
       em,
     );
-    const descendants = below.filter((row) => !changed.has(row.page_id) && !removed.has(row.page_id));
+    const descendants = below.filter((row) => !changed.has(row.pageId) && !removed.has(row.pageId));
     const paths = await this.paths(delta, beforeById, descendants, em);
-    const repathed = descendants.filter((row) => paths.get(row.page_id) !== row.path);
+    const repathed = descendants.filter((row) => paths.get(row.pageId) !== row.path);
     const inserted = delta.pages.filter((page) => !beforeById.has(page.pageId));
 
     // A layer over the base's full revision, unless it would pass the bound.
@@ -115,35 +115,18 @@ export class RevisionDeltaWriter {
 
     // Pages: the changed rows and the repathed ones replace whatever the new revision carries for them.
     const now = new Date();
-    const rows: PageRow[] = [
-      ...delta.pages.map((page) => ({
-        page_id: page.pageId,
-        parent_id: page.parentId,
-        position: page.position,
-        kind: page.kind,
-        title: page.title,
-        emoji: page.emoji,
-        icon: page.icon,
-        slug: page.slug,
+    const rows: StoredPage[] = [
+      ...delta.pages.map(({ markdown: _markdown, ...page }) => ({
+        ...page,
         path: paths.get(page.pageId) ?? null,
-        description: page.description,
-        layout: page.layout,
-        cover: page.cover,
-        hidden: page.hidden,
-        no_index: page.noIndex,
-        no_robots_index: page.noRobotsIndex,
-        variables: page.variables ?? {},
-        document_id: page.documentId ?? null,
-        link_target: page.linkTarget,
-        computed: page.computed ?? null,
-        created_at: page.createdAt ?? now,
-        updated_at: page.updatedAt ?? now,
+        createdAt: page.createdAt ?? now,
+        updatedAt: page.updatedAt ?? now,
       })),
-      ...repathed.map((row) => ({ ...row, path: paths.get(row.page_id) ?? null })),
+      ...repathed.map((row) => ({ ...row, path: paths.get(row.pageId) ?? null })),
     ];
-    const replaced = [...rows.map((row) => row.page_id), ...removed];
+    const replaced = [...rows.map((row) => row.pageId), ...removed];
     if (replaced.length > 0) await em.query(`DELETE FROM revision_page_rows WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [revision.id, replaced]);
-    await this.insertPages(revision.id, rows, em);
+    await this.writer.insertPages(revision.id, rows, em);
     if (layer && removed.size > 0) {
       // A tombstone hides the full base's row (it repeats it, so the row's checks hold); pages only the base layer had are simply not carried.
       await em.query(
@@ -162,23 +145,23 @@ export class RevisionDeltaWriter {
     const newBodies = delta.pages
       .filter((page) => !beforeById.has(page.pageId) || beforeById.get(page.pageId)?.document_id !== (page.documentId ?? null))
       .map((page) => page.pageId);
-    const newPaths = [...inserted.map((page) => page.pageId), ...moved.map((page) => page.pageId), ...repathed.map((row) => row.page_id)];
+    const newPaths = [...inserted.map((page) => page.pageId), ...moved.map((page) => page.pageId), ...repathed.map((row) => row.pageId)];
     await writeDeltaLinks({ revisionId: revision.id, baseId: base.id, full: layer ? full : null, delta, inserted, paths, newBodies, newPaths }, em);
     return {
       revision: await em.findOneByOrFail(Revision, { id: revision.id }),
-      delta: { changed: [...changedIds, ...repathed.map((row) => row.page_id)], removed: [...removed] },
+      delta: { changed: [...changedIds, ...repathed.map((row) => row.pageId)], removed: [...removed] },
       stored: { layer },
     };
   }
 
   /** Every page below `roots` in `revisionId` (the roots themselves excluded), whole rows; children probed by index (LATERAL … OFFSET 0, see `ContentRepository.subtree`). */
-  private async subtrees(revisionId: string, roots: string[], em: EntityManager): Promise<PageRow[]> {
+  private async subtrees(revisionId: string, roots: string[], em: EntityManager): Promise<StoredPage[]> {
     if (roots.length === 0) return [];
     return em.query(
       `WITH RECURSIVE sub AS (
-         SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = ANY($2::text[])
+         SELECT ${PAGE_FIELDS} FROM revision_pages WHERE revision_id = $1 AND parent_id = ANY($2::text[])
          UNION ALL
-         SELECT p.* FROM sub, LATERAL (SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND parent_id = sub.page_id OFFSET 0) p
+         SELECT p.* FROM sub, LATERAL (SELECT ${PAGE_FIELDS} FROM revision_pages WHERE revision_id = $1 AND parent_id = sub."pageId" OFFSET 0) p
        ) SELECT * FROM sub`,
       [revisionId, roots],
     );
@@ -188,10 +171,15 @@ export class RevisionDeltaWriter {
    * Paths of the changed pages and of the base's pages below a moved one (through their parents'
    * new paths, or the base's paths of parents that did not move); parents, cycles and sibling slugs checked.
    */
-  private async paths(delta: RevisionDelta, beforeById: Map<string, PageRow>, descendants: PageRow[], em: EntityManager): Promise<Map<string, string | null>> {
+  private async paths(
+    delta: RevisionDelta,
+    beforeById: Map<string, PageRow>,
+    descendants: StoredPage[],
+    em: EntityManager,
+  ): Promise<Map<string, string | null>> {
     const removed = new Set(delta.removed);
     const nodes = new Map<string, { parentId: string | null; slug: string | null }>();
-    for (const row of descendants) nodes.set(row.page_id, { parentId: row.parent_id, slug: row.slug });
+    for (const row of descendants) nodes.set(row.pageId, { parentId: row.parentId, slug: row.slug });
     for (const page of delta.pages) nodes.set(page.pageId, { parentId: page.parentId, slug: page.slug });
     const parentIds = [...new Set([...nodes.values()].map((node) => node.parentId).filter((id): id is string => id !== null && !nodes.has(id)))];
     const parents: PageRow[] = parentIds.length
@@ -240,19 +228,5 @@ export class RevisionDeltaWriter {
       }
     }
     return paths;
-  }
-
-  /** Page rows of the new revision, many per statement. */
-  private async insertPages(revisionId: string, rows: PageRow[], em: EntityManager): Promise<void> {
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await em.query(
-        `INSERT INTO revision_page_rows (revision_id, ${PAGE_COLUMNS})
-         SELECT $1, ${PAGE_COLUMNS.replace(/(\w+)/g, 'p.$1')}
-         FROM jsonb_to_recordset($2::jsonb) AS p (page_id text, parent_id text, position int, kind text, title text, emoji text, icon text, slug text,
-              path text, description text, layout jsonb, cover jsonb, hidden boolean, no_index boolean, no_robots_index boolean, variables jsonb,
-              document_id text, link_target jsonb, computed jsonb, created_at timestamptz, updated_at timestamptz)`,
-        [revisionId, JSON.stringify(rows.slice(i, i + CHUNK))],
-      );
-    }
   }
 }

@@ -45,6 +45,9 @@ export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' 
   updatedAt?: Date;
 };
 
+/** A page row as stored: a draft page with its path and times settled. */
+export type StoredPage = Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date };
+
 /** A new document page with every optional setting at its default. */
 export function documentPage(page: Pick<DraftPage, 'pageId' | 'parentId' | 'position' | 'title' | 'slug'> & Partial<DraftPage>): DraftPage {
   return {
@@ -291,12 +294,8 @@ export class RevisionWriter {
     );
   }
 
-  /** The revision's tree rows, in one COPY. */
-  private async insertPages(
-    revisionId: string,
-    rows: (Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date })[],
-    em: EntityManager,
-  ) {
+  /** Tree rows of a revision (the stored table: `revision_pages` is the view that resolves layers), in one COPY. */
+  async insertPages(revisionId: string, rows: StoredPage[], em: EntityManager): Promise<void> {
     await copyRows(
       em,
       'revision_page_rows',
