@@ -102,20 +102,17 @@ export class ChangeRequestContentService {
       }
       editor.finish();
       const outcomes = [...editor.outcomes.values()];
-      const { id: revision } = await this.revisions.write(
+      const dirty = new Set(outcomes.filter((outcome) => outcome.object !== 'deleted_page').map((outcome) => outcome.page));
+      const { id: revision } = await this.revisions.writeChanges(
         {
           spaceId: write.space.id,
           parents: [cr.revision],
           type: 'edits',
           createdBy: user.id,
-          pages: [...editor.pages.values()],
-          dirty: new Set(outcomes.filter((outcome) => outcome.object !== 'deleted_page').map((outcome) => outcome.page)),
           base: cr.revision,
+          changed: [...editor.pages.values()].filter((page) => dirty.has(page.pageId)),
           removed: outcomes.filter((outcome) => outcome.object === 'deleted_page').map((outcome) => outcome.page),
-          files: [...head.files, ...newFiles],
           newFiles,
-          reusableContents: head.reusableContents,
-          variables: head.variables,
         },
         write.em,
       );

@@ -23,25 +23,7 @@ export interface WrittenRevision {
   delta?: { changed: string[]; removed: string[] };
 }
 
-export interface NewRevision {
-  spaceId: string;
-  parents: string[];
-  type: RevisionType;
-  createdBy: string | null;
-  pages: TreePage[];
-  /** Pages whose row differs from `base`'s (their markdown, when set, is stored again). */
-  dirty: ReadonlySet<string>;
-  /** The revision the new one is written as a delta of, with the pages of it that are gone. */
-  base: string;
-  removed: string[];
-  /** Files not in `base`. */
-  newFiles: DraftFile[];
-  files: DraftFile[];
-  reusableContents: LoadedRevision['reusableContents'];
-  variables: LoadedRevision['variables'];
-}
-
-/** A new revision described by what differs from `base`: the merge's result. */
+/** A new revision described by what differs from `base`: an authoring batch's or a merge's result. */
 export interface RevisionChanges {
   spaceId: string;
   parents: string[];
@@ -99,41 +81,9 @@ export class ChangeRequestRevisions {
 
   /**
    * Writes the revision as a delta of `base`: cost follows the change (a layer over the base's full
-   * revision, or full past the layer bound). `writeWhole` stays for a delta writer that declines.
-   */
-  async write(draft: NewRevision, em: EntityManager): Promise<WrittenRevision> {
-    const changed = draft.pages.filter((page) => draft.dirty.has(page.pageId));
-    const written = await this.writeDelta({ ...draft, changed }, em);
-    if (written) return written;
-    return { id: await this.writeWhole(draft, em) };
-  }
-
-  /**
-   * Like `write`, from the changes alone: the base is read whole only when the delta writer
-   * declines (a moved or renamed base page), to write the whole revision.
+   * revision, or full past the layer bound), and what differs goes with it for the search index.
    */
   async writeChanges(changes: RevisionChanges, em: EntityManager): Promise<WrittenRevision> {
-    const written = await this.writeDelta(changes, em);
-    if (written) return written;
-    const base = await this.load(changes.spaceId, changes.base, em);
-    const pages = new Map(base.pages.map((page) => [page.pageId, page]));
-    for (const id of changes.removed) pages.delete(id);
-    for (const page of changes.changed) pages.set(page.pageId, page);
-    const id = await this.writeWhole(
-      {
-        ...changes,
-        pages: [...pages.values()],
-        dirty: new Set(changes.changed.map((page) => page.pageId)),
-        files: [...base.files, ...changes.newFiles],
-        reusableContents: base.reusableContents,
-        variables: base.variables,
-      },
-      em,
-    );
-    return { id };
-  }
-
-  private async writeDelta(changes: RevisionChanges, em: EntityManager): Promise<WrittenRevision | null> {
     const pages: DraftPage[] = changes.changed.map(({ markdown, ...page }) =>
       typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
     );
@@ -150,26 +100,6 @@ export class ChangeRequestRevisions {
       },
       em,
     );
-    return written ? { id: written.revision.id, delta: written.delta } : null;
-  }
-
-  private async writeWhole(draft: NewRevision, em: EntityManager): Promise<string> {
-    const pages: DraftPage[] = draft.pages.map(({ markdown, ...page }) =>
-      draft.dirty.has(page.pageId) && typeof markdown === 'string' ? { ...page, markdown } : { ...page, documentId: page.documentId ?? null },
-    );
-    const revision = await this.writer.write(
-      {
-        spaceId: draft.spaceId,
-        parents: draft.parents,
-        type: draft.type,
-        createdBy: draft.createdBy,
-        pages,
-        files: draft.files,
-        reusableContents: draft.reusableContents,
-        variables: draft.variables,
-      },
-      em,
-    );
-    return revision.id;
+    return { id: written.revision.id, delta: written.delta };
   }
 }
