@@ -15,7 +15,7 @@
  * /proc/<pid>/stat over the round, divided by the requests it answered), which a loaded machine
  * disturbs less than throughput. FLOOR_SECONDS (default 5) per round, FLOOR_ROUNDS (default 5),
  * 10 connections. QUIRE_BASE=<path to another build's main.js> adds that build as a fourth server
- * (an A/B of two Quire builds under the same load).
+ * (an A/B of two Quire builds under the same load); FLOOR_SKIP=floor leaves the minimal app out of such a run.
  */
 import {
   Controller,
@@ -145,11 +145,13 @@ async function compare(): Promise<void> {
     const quireEnv = { ...env, RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_TOKEN: '1000000000', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
     const node = (file: string) => ['-r', '@swc-node/register', file];
     servers.push(['bare', await startProcess(node(join(__dirname, 'bare-server.ts')), { DATABASE_URL: database.url }, await freePort())]);
-    servers.push(['floor', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url }, await freePort())]);
+    if (process.env.FLOOR_SKIP !== 'floor')
+      servers.push(['floor', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url }, await freePort())]);
     servers.push(['quire', await startProcess([main], quireEnv, await freePort())]);
     if (process.env.QUIRE_BASE) servers.push(['quire-base', await startProcess([process.env.QUIRE_BASE], quireEnv, await freePort())]);
 
-    const created = await fetch(`${servers[2][1].url}/v1/orgs/${boot.organizationId}/spaces`, {
+    const quire = servers.find(([name]) => name === 'quire')![1];
+    const created = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Floor space' }),
