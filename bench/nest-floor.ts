@@ -15,7 +15,9 @@
  * /proc/<pid>/stat over the round, divided by the requests it answered), which a loaded machine
  * disturbs less than throughput. FLOOR_SECONDS (default 5) per round, FLOOR_ROUNDS (default 5),
  * 10 connections. QUIRE_BASE=<path to another build's main.js> adds that build as a fourth server
- * (an A/B of two Quire builds under the same load); FLOOR_SKIP=floor leaves the minimal app out of such a run.
+ * (an A/B of two Quire builds under the same load); FLOOR_SKIP=floor leaves the minimal app out of such a run;
+ * QUIRE_NODE_FLAGS (space-separated) are given to node for the first Quire only (an A/B of node flags);
+ * FLOOR_REPLY_VARIANT=true adds the minimal app with Quire's JSON writer (`JsonReplyAdapter`) as "floor+reply".
  */
 import {
   Controller,
@@ -37,6 +39,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import type { Request } from 'express';
+import { JsonReplyAdapter, weakEtag } from '../src/common/http/json-reply.adapter';
+import { createTestDatabase } from '../test/support/database';
 import { freePort, load, ROOT, startProcess, type Figures, type Server } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -94,8 +98,12 @@ class FloorController {
 class FloorModule {}
 
 async function serve(): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(FloorModule, new ExpressAdapter(), { logger: false, bodyParser: false });
+  // FLOOR_REPLY=quire: Quire's JSON writer instead of express's res.json (the one part Quire made cheaper than stock).
+  const quireReply = process.env.FLOOR_REPLY === 'quire';
+  const adapter = quireReply ? new JsonReplyAdapter() : new ExpressAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(FloorModule, adapter, { logger: false, bodyParser: false });
   app.disable('x-powered-by');
+  if (quireReply) app.set('etag', weakEtag);
   await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
   process.on('SIGTERM', () => void app.close().then(() => pool.end().then(() => process.exit(0))));
 }
@@ -128,7 +136,6 @@ const median = (values: number[]) => {
 };
 
 async function compare(): Promise<void> {
-  const { createTestDatabase } = await import('../test/support/database');
   const SECONDS = Number(process.env.FLOOR_SECONDS ?? 5);
   const ROUNDS = Number(process.env.FLOOR_ROUNDS ?? 5);
   const main = join(ROOT, 'dist', 'src', 'main.js');
@@ -147,7 +154,11 @@ async function compare(): Promise<void> {
     servers.push(['bare', await startProcess(node(join(__dirname, 'bare-server.ts')), { DATABASE_URL: database.url }, await freePort())]);
     if (process.env.FLOOR_SKIP !== 'floor')
       servers.push(['floor', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url }, await freePort())]);
-    servers.push(['quire', await startProcess([main], quireEnv, await freePort())]);
+    if (process.env.FLOOR_REPLY_VARIANT === 'true') {
+      servers.push(['floor+reply', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_REPLY: 'quire' }, await freePort())]);
+    }
+    const quireFlags = process.env.QUIRE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    servers.push(['quire', await startProcess([...quireFlags, main], quireEnv, await freePort())]);
     if (process.env.QUIRE_BASE) servers.push(['quire-base', await startProcess([process.env.QUIRE_BASE], quireEnv, await freePort())]);
 
     const quire = servers.find(([name]) => name === 'quire')![1];
