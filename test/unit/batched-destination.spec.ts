@@ -29,7 +29,7 @@ describe('BatchedDestination (the log batcher of stdout)', () => {
     destination.write('{"msg":"one"}\n');
     destination.write('{"msg":"two"}\n');
     expect(writes).toEqual([]);
-    await sleep(150);
+    await sleep(300); // 50 ms, with room for a loaded machine
     expect(readFileSync(file, 'utf8')).toBe('{"msg":"one"}\n{"msg":"two"}\n');
     expect(writes).toEqual([28]);
   });
@@ -49,14 +49,14 @@ describe('BatchedDestination (the log batcher of stdout)', () => {
     const big = `${JSON.stringify({ msg: 'x'.repeat(5000) })}\n`;
     destination.write(big); // over minLength: a write starts at once
     destination.write('{"msg":"tail"}\n'); // waits behind it, under minLength
-    await sleep(200);
+    await sleep(300);
     expect(readFileSync(file, 'utf8')).toBe(`${big}{"msg":"tail"}\n`);
   });
 
   it('is what pino writes through: a logger line reaches the file', async () => {
     const logger = pino({ base: null, timestamp: false }, new BatchedDestination(out, 20));
     logger.info('hello');
-    await sleep(120);
+    await sleep(300);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ level: 30, msg: 'hello' });
   });
 });
