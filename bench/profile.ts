@@ -1,8 +1,8 @@
 /* A CPU profile of Quire under load on the two hot-path routes (GET /v1/user, GET /v1/spaces/{id}),
  * printed as its top frames by self time and by package. Standalone:
  *   npm run -s build && node -r @swc-node/register bench/profile.ts
- * PROFILE_SECONDS (default 10) per route, 10 connections; the .cpuprofile is kept in PROFILE_DIR
- * (default a temporary folder) for Chrome DevTools. */
+ * PROFILE_SECONDS (default 10) per route, 10 connections; PROFILE_ROUTES=user or =space profiles one of
+ * the two; the .cpuprofile is kept in PROFILE_DIR (default a temporary folder) for Chrome DevTools. */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,9 @@ async function main() {
       body: JSON.stringify({ title: 'Profiled space' }),
     });
     const spaceId = ((await res.json()) as { id: string }).id;
-    for (const path of ['/v1/user', `/v1/spaces/${spaceId}`]) {
+    const routes = { user: '/v1/user', space: `/v1/spaces/${spaceId}` };
+    const chosen = (process.env.PROFILE_ROUTES ?? 'user,space').split(',') as (keyof typeof routes)[];
+    for (const path of chosen.map((name) => routes[name])) {
       const figures = await load(quire.url + path, headers, SECONDS);
       process.stdout.write(`${path}: ${figures.requestsPerSecond} req/s (profiled)\n`);
     }

@@ -13,7 +13,8 @@ import { Figures, freePort, load, ROOT, row, startProcess } from './harness';
  * its own process, in name order (content, change requests, …): BENCH_ONLY=content,insights picks some
  * (`BENCH_ONLY=none` runs only the comparison and the cold start); BENCH_CONTENT=false skips the content one.
  * Between the comparison and the cold start, bench/profile.ts profiles Quire on the same two routes
- * (PROFILE_SECONDS each, default 5) and prints the top frames.
+ * (PROFILE_SECONDS each, default 5) and prints the top frames. The comparison's rounds also measure the
+ * stack's floor, a minimal NestJS app (bench/nest-floor.ts; BENCH_FLOOR=false leaves it out).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -36,34 +37,54 @@ async function compareWithBaseline(): Promise<void> {
     const quire = await startProcess([MAIN], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, quirePort);
     const barePort = await freePort();
     const bare = await startProcess(['-r', '@swc-node/register', join(__dirname, 'bare-server.ts')], { DATABASE_URL: database.url }, barePort);
+    // The stack's floor (bench/nest-floor.ts): a minimal NestJS app doing only the bare server's work.
+    const floor =
+      process.env.BENCH_FLOOR === 'false'
+        ? undefined
+        : await startProcess(['-r', '@swc-node/register', join(__dirname, 'nest-floor.ts'), 'serve'], { DATABASE_URL: database.url }, await freePort());
 
     const spaceId = await createSpace(quire.url, boot.organizationId, headers);
     const routes: [string, string][] = [['GET /v1/user', '/v1/user']];
     if (spaceId) routes.push(['GET /v1/spaces/{id}', `/v1/spaces/${spaceId}`]);
 
     const lines: string[] = [];
+    const floorLines: string[] = [];
     for (const [name, path] of routes) {
       await load(quire.url + path, headers, 2); // warm-up
       await load(bare.url + path, headers, 2);
+      if (floor) await load(floor.url + path, headers, 2);
       const q: Figures[] = [];
       const b: Figures[] = [];
+      const f: Figures[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         q.push(await load(quire.url + path, headers, SECONDS));
         b.push(await load(bare.url + path, headers, SECONDS));
+        if (floor) f.push(await load(floor.url + path, headers, SECONDS));
         const [qr, br] = [q[round], b[round]];
         if (qr.non2xx || br.non2xx || qr.errors || br.errors)
           throw new Error(`${name}: non-2xx or errors (quire ${qr.non2xx}/${qr.errors}, bare ${br.non2xx}/${br.errors})`);
+        if (floor && (f[round].non2xx || f[round].errors)) throw new Error(`${name}: the floor answered non-2xx or errors`);
       }
       lines.push(row(name, q, b));
+      if (floor) floorLines.push(row(name, f, b));
     }
     await quire.stop();
     await bare.stop();
+    await floor?.stop();
 
     process.stdout.write(`\nThroughput: ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections, loopback, same database; medians\n\n`);
     process.stdout.write(
       '| route | Quire req/s | Quire p50 ms | Quire p99 ms | bare req/s | bare p50 ms | bare p99 ms | Quire/bare (per round) |\n|---|---|---|---|---|---|---|---|\n',
     );
     process.stdout.write(`${lines.join('\n')}\n`);
+    if (floorLines.length) {
+      // The best Quire could reach on this stack (docs/scaling.md, "The floor of the stack").
+      process.stdout.write('\nThe floor, a minimal NestJS app (bench/nest-floor.ts), in the same rounds:\n\n');
+      process.stdout.write(
+        '| route | floor req/s | floor p50 ms | floor p99 ms | bare req/s | bare p50 ms | bare p99 ms | floor/bare (per round) |\n|---|---|---|---|---|---|---|---|\n',
+      );
+      process.stdout.write(`${floorLines.join('\n')}\n`);
+    }
   } finally {
     await database.drop();
   }

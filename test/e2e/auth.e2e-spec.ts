@@ -1,3 +1,4 @@
+import { TokensService } from '../../src/modules/tokens/tokens.service';
 import { createUser } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { captureLogs } from '../support/log-capture';
@@ -47,6 +48,38 @@ describe('authentication', () => {
     await new Promise((resolve) => setTimeout(resolve, 100)); // the write is off the request path
     const [row] = await t.dataSource.query(`SELECT last_used_at FROM api_tokens WHERE user_id = $1`, [actor.user.id]);
     expect(row.last_used_at).toBeInstanceOf(Date);
+  });
+
+  it('records a use again only once the last one is more than a minute old', async () => {
+    const actor = await createUser(t);
+    const lastUsed = async () =>
+      ((await t.dataSource.query(`SELECT last_used_at FROM api_tokens WHERE user_id = $1`, [actor.user.id])) as { last_used_at: Date }[])[0].last_used_at;
+    const use = async () => {
+      await t.http
+        .get('/v1/user')
+        .set(...actor.auth)
+        .expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the write is off the request path
+    };
+    const recent = new Date(Date.now() - 30_000);
+    await t.dataSource.query(`UPDATE api_tokens SET last_used_at = $2 WHERE user_id = $1`, [actor.user.id, recent]);
+    await use();
+    expect((await lastUsed()).getTime()).toBe(recent.getTime());
+    const old = new Date(Date.now() - 120_000);
+    await t.dataSource.query(`UPDATE api_tokens SET last_used_at = $2 WHERE user_id = $1`, [actor.user.id, old]);
+    await use();
+    expect((await lastUsed()).getTime()).toBeGreaterThan(Date.now() - 10_000);
+  });
+
+  it("keeps the user's dates exact to the millisecond on the authenticated user", async () => {
+    const actor = await createUser(t);
+    const stored = (
+      (await t.dataSource.query(`SELECT created_at, updated_at FROM users WHERE id = $1`, [actor.user.id])) as { created_at: Date; updated_at: Date }[]
+    )[0];
+    const tokens = t.app.get(TokensService);
+    const user = await tokens.authenticate(actor.token);
+    expect(user?.createdAt).toEqual(stored.created_at);
+    expect(user?.updatedAt).toEqual(stored.updated_at);
   });
 
   it('stores tokens only as SHA-256 hashes', async () => {

@@ -5,7 +5,7 @@ import { safeErrorSerializer } from './safe-error';
 
 /** Log lines are written once this many bytes are waiting, */
 const LOG_BATCH_BYTES = 4096;
-/** or after this long (the empty batches of an idle process are zero-byte writes). */
+/** or this long after they were written (an idle process has no timer and makes no writes). */
 const LOG_FLUSH_MS = 100;
 
 /** JSON logs on stdout. Secrets are redacted wherever a request or header object is logged. */
@@ -25,7 +25,59 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   // or 100 ms have passed, then go out in one write (a write per line or two under load was a
   // hot-path cost: docs/scaling.md). pino writes what is left synchronously when the process exits,
   // by process.exit() (the graceful shutdown) or an uncaught exception; a SIGKILL loses at most 100 ms.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
+  return pino(options, destination ?? new BatchedDestination(pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES }), LOG_FLUSH_MS));
+}
+
+type SonicBoom = ReturnType<typeof pino.destination>;
+
+/**
+ * A sonic-boom destination whose partial batch is flushed `flushMs` after lines arrive, by a timer that
+ * runs only while written bytes are still waiting. sonic-boom's own `periodicFlush` flushes on a fixed
+ * clock, and its flush of an empty buffer is a zero-byte write through libuv's thread pool: an idle
+ * process spent about 7 ms of CPU a second on them (docs/scaling.md, "The floor of the stack"). The
+ * bytes handed to the stream are counted against those its `write` events report, so a batch that a
+ * write in flight kept back is flushed at the next tick, and an idle process has no timer at all. The
+ * exit handling (pino writes what is left synchronously) stays on the sonic-boom stream itself.
+ */
+export class BatchedDestination implements DestinationStream {
+  /** Bytes given to the stream and not yet reported written. */
+  private waiting = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly out: SonicBoom,
+    private readonly flushMs: number,
+  ) {
+    out.on('write', (bytes: number) => {
+      this.waiting = Math.max(0, this.waiting - bytes);
+    });
+  }
+
+  write(line: string): boolean {
+    this.waiting += Buffer.byteLength(line);
+    const ok = this.out.write(line);
+    this.arm();
+    return ok;
+  }
+
+  /** pino's `logger.flush()`. */
+  flush(callback?: (error?: Error) => void): void {
+    this.out.flush(callback);
+  }
+
+  private arm(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(this.tick, this.flushMs);
+    this.timer.unref();
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined;
+    if ((this.out as { destroyed?: boolean }).destroyed || this.waiting === 0) return;
+    // Does nothing while a write is in flight; what that write leaves is taken at the next tick.
+    this.out.flush();
+    this.arm();
+  };
 }
 
 /** Nest's per-module and per-route start-up lines: useful when debugging, noise otherwise. */
