@@ -125,6 +125,8 @@ export class ContentRepository {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
       reading(true);
+      // The order comes from the index (`treeQuery`); a planner misled by stale statistics would sort instead.
+      await runner.query('SET LOCAL enable_sort = off');
       const [{ base_id: baseId }]: { base_id: string | null }[] = await runner.query(`SELECT base_id FROM revisions WHERE id = $1`, [revisionId]);
       await runner.query(`DECLARE revision_tree NO SCROLL CURSOR FOR ${treeQuery(baseId !== null)}`, baseId === null ? [revisionId] : [revisionId, baseId]);
       const fetch = () => {
@@ -209,18 +211,19 @@ const TREE_ROW = `length(p.tree_key) - length(replace(p.tree_key, chr(1), '')) -
 
 /**
  * The shown pages of a revision (`$1`) in key order (pages not shown have the empty key). A layer
- * (`$2`: its full base) is read as `revision_pages` resolves it, written out so that both branches
- * are ordered index scans the planner merges: through the view, the base's branch joins
- * `revisions` first and loses the index's order. The body is a subquery per row, so no sort or
- * hash ever carries it.
+ * (`$2`: its full base) is read as `revision_pages` resolves it, written out so that the planner
+ * merges two ordered index scans (Merge Append): through the view, the base's branch joins
+ * `revisions` first and loses the index's order, and a branch without its own ORDER BY is planned
+ * for its cheapest path, unordered. The body is a subquery per row, so no sort or hash carries it.
  */
 function treeQuery(layer: boolean): string {
-  const own = `SELECT * FROM revision_page_rows s WHERE s.revision_id = $1 AND NOT s.deleted AND s.tree_key > ''`;
+  const own = `SELECT * FROM revision_page_rows s WHERE s.revision_id = $1 AND NOT s.deleted AND s.tree_key > '' ORDER BY s.tree_key`;
   if (!layer) return `SELECT ${TREE_ROW} FROM (${own}) p ORDER BY p.tree_key`;
   return `SELECT ${TREE_ROW} FROM (
-      ${own}
+      (${own})
       UNION ALL
-      SELECT * FROM revision_page_rows b WHERE b.revision_id = $2 AND NOT b.deleted AND b.tree_key > ''
+      (SELECT * FROM revision_page_rows b WHERE b.revision_id = $2 AND NOT b.deleted AND b.tree_key > ''
          AND NOT EXISTS (SELECT 1 FROM revision_page_rows o WHERE o.revision_id = $1 AND o.page_id = b.page_id)
+       ORDER BY b.tree_key)
     ) p ORDER BY p.tree_key`;
 }
