@@ -38,7 +38,15 @@ describe('tree keys', () => {
       documentPage({ pageId: 'c', parentId: null, position: 2, title: 'C', slug: 'c', markdown: 'C' }),
       documentPage({ pageId: 'ng', parentId: 'c', position: 0, title: 'Nested group', slug: 'ng', kind: 'group' }),
       documentPage({ pageId: 'ng0', parentId: 'ng', position: 0, title: 'Under nested group', slug: 'ng0', markdown: 'x' }),
-      documentPage({ pageId: 'l', parentId: null, position: 3, title: 'Link', slug: null, kind: 'link', linkTarget: { kind: 'url', url: 'https://example.com' } }),
+      documentPage({
+        pageId: 'l',
+        parentId: null,
+        position: 3,
+        title: 'Link',
+        slug: null,
+        kind: 'link',
+        linkTarget: { kind: 'url', url: 'https://example.com' },
+      }),
       documentPage({ pageId: 'l0', parentId: 'l', position: 0, title: 'Under link', slug: 'l0', markdown: 'y' }),
       documentPage({ pageId: 'g', parentId: null, position: 4, title: 'Group', slug: 'g', kind: 'group' }),
       documentPage({ pageId: 'g0', parentId: 'g', position: 0, title: 'In group', slug: 'g0', markdown: 'z' }),
@@ -53,9 +61,11 @@ describe('tree keys', () => {
   }
 
   async function writeFull(app: TestApp, spaceId: string, pages: DraftPage[]): Promise<string> {
-    const revision = await app.app.get(SpaceUnitOfWork).run(spaceId, org.admin.user, 'edit', ({ commitRevision }) =>
-      commitRevision((parent, em) => app.app.get(RevisionWriter).write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
-    );
+    const revision = await app.app
+      .get(SpaceUnitOfWork)
+      .run(spaceId, org.admin.user, 'edit', ({ commitRevision }) =>
+        commitRevision((parent, em) => app.app.get(RevisionWriter).write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
+      );
     return (revision as unknown as { id: string }).id;
   }
 
@@ -142,7 +152,30 @@ describe('tree keys', () => {
     const space = await createSpace(t, org);
     const full = await writeFull(t, space.id, tree());
     const shown = await expectShownInOrder(t, space.id, full);
-    expect(shown).toEqual(['a', 'a0', 'a0_0', 'a0_1', 'a1', 'a1_0', 'a1_1', 'a2', 'a2_0', 'a2_1', 'a3', 'a3_0', 'a3_1', 'a4', 'a4_0', 'a4_1', 'b', 'b0', 'c', 'l', 'g', 'g0']);
+    expect(shown).toEqual([
+      'a',
+      'a0',
+      'a0_0',
+      'a0_1',
+      'a1',
+      'a1_0',
+      'a1_1',
+      'a2',
+      'a2_0',
+      'a2_1',
+      'a3',
+      'a3_0',
+      'a3_1',
+      'a4',
+      'a4_0',
+      'a4_1',
+      'b',
+      'b0',
+      'c',
+      'l',
+      'g',
+      'g0',
+    ]);
   });
 
   it('change requests merged as layers: an insert in the middle of siblings, a subtree moved, siblings renumbered by a delete', async () => {
