@@ -46,19 +46,19 @@ export function keyDepth(key: string): number {
  * The tree has been checked (no cycle, no unknown parent) by the caller.
  */
 export function deriveTreeKeys(nodes: KeyedNode[], known: Map<string, { key: string; kind: PageKind }> = new Map()): Map<string, string> {
-  const byId = new Map(nodes.map((node) => [node.pageId, node]));
+  const byId = new Map<string, KeyedNode>();
+  for (const node of nodes) byId.set(node.pageId, node);
   const keys = new Map<string, string>();
   const resolve = (node: KeyedNode): string => {
-    const done = keys.get(node.pageId);
-    if (done !== undefined) return done;
-    let parent: { key: string; kind: PageKind } | null = null;
-    if (node.parentId !== null) {
+    let key = keys.get(node.pageId);
+    if (key !== undefined) return key;
+    if (node.parentId === null) key = treeKey(node, null);
+    else {
       const inside = byId.get(node.parentId);
-      if (inside) parent = { key: resolve(inside), kind: inside.kind };
-      else parent = known.get(node.parentId) ?? null;
-      if (parent === null) throw new Error(`page ${node.pageId} has an unknown parent ${node.parentId}`);
+      const parent = inside ? { key: resolve(inside), kind: inside.kind } : known.get(node.parentId);
+      if (parent === undefined) throw new Error(`page ${node.pageId} has an unknown parent ${node.parentId}`);
+      key = treeKey(node, parent);
     }
-    const key = treeKey(node, parent);
     keys.set(node.pageId, key);
     return key;
   };
