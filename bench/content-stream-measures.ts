@@ -101,44 +101,47 @@ export async function liveHeapRead(url: string, headers: Record<string, string>)
   return { liveMb: mb(live - base), usedMb, samples };
 }
 
-async function timedQuery(url: string, sql: string, params: unknown[]): Promise<number> {
+async function timedQuery(url: string, sql: string, params: unknown[], settings: string[] = []): Promise<number> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
+    await client.query('BEGIN');
+    for (const setting of settings) await client.query(setting);
     const started = performance.now();
     await client.query(sql, params);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    await client.query('COMMIT');
+    return ms;
   } finally {
     await client.end();
   }
 }
 
+/** Every column of `revision_pages` but `tree_key`: the SELECT reads what it read before keys were stored. */
+const PAGE_ROW = `p.revision_id, p.page_id, p.parent_id, p.position, p.kind, p.title, p.emoji, p.icon, p.slug, p.path, p.description, p.layout,
+  p.cover, p.hidden, p.no_index, p.no_robots_index, p.variables, p.document_id, p.link_target, p.computed, p.created_at, p.updated_at`;
+
 /** The same rows a GET /content reads (pages with their bodies), with a plain SELECT: the floor a streamed answer is compared to. */
 export function selectRows(url: string, spaceId: string): Promise<number> {
   return timedQuery(
     url,
-    `SELECT p.*, d.markdown FROM spaces s JOIN revision_pages p ON p.revision_id = s.revision_id LEFT JOIN documents d ON d.id = p.document_id WHERE s.id = $1`,
+    `SELECT ${PAGE_ROW}, d.markdown FROM spaces s JOIN revision_pages p ON p.revision_id = s.revision_id LEFT JOIN documents d ON d.id = p.document_id WHERE s.id = $1`,
     [spaceId],
   );
 }
 
-/** The rows in the order the route shows them (the recursive walk of ContentRepository.streamTree), read at once by a plain client. */
+/**
+ * The same rows in the order the route shows them (the key order of ContentRepository.streamTree,
+ * for a full revision, as its transaction plans it), read at once by a plain client.
+ */
 export function treeQueryRows(url: string, spaceId: string): Promise<number> {
   return timedQuery(
     url,
-    `WITH RECURSIVE walk AS (
-       SELECT p.page_id, p.kind, 0 AS depth, ARRAY[lpad(p.position::text, 10, '0') || p.page_id] AS sort
-       FROM spaces s JOIN revision_pages p ON p.revision_id = s.revision_id WHERE s.id = $1 AND p.parent_id IS NULL
-       UNION ALL
-       SELECT c.page_id, c.kind, w.depth + 1, w.sort || (lpad(c.position::text, 10, '0') || c.page_id)
-       FROM walk w JOIN revision_pages c ON c.revision_id = (SELECT revision_id FROM spaces WHERE id = $1) AND c.parent_id = w.page_id
-       WHERE w.kind <> 'link' AND c.kind <> 'group'
-     )
-     SELECT w.depth, p.*, d.markdown
-     FROM walk w
-     JOIN revision_pages p ON p.revision_id = (SELECT revision_id FROM spaces WHERE id = $1) AND p.page_id = w.page_id
-     LEFT JOIN documents d ON d.id = p.document_id
-     ORDER BY w.sort`,
+    `SELECT ${PAGE_ROW}, (SELECT d.markdown FROM documents d WHERE d.id = p.document_id) AS markdown
+       FROM revision_page_rows p
+      WHERE p.revision_id = (SELECT revision_id FROM spaces WHERE id = $1) AND NOT p.deleted AND p.tree_key > ''
+      ORDER BY p.tree_key`,
     [spaceId],
+    ['SET LOCAL enable_sort = off'],
   );
 }

@@ -100,10 +100,11 @@ export class ContentRepository {
    * escaped, `\u00xx` in lower case; stored text has no lone surrogates). Bodies come as text:
    * JSON.stringify escapes them faster than the backend, the slower side of the stream.
    *
-   * The walk is sorted before bodies are joined, page by page in that order (`OFFSET 0` keeps the
-   * lateral join a loop), so no sort carries the bodies (at 10k pages it spilled 16 MB to disk)
-   * and rows come as soon as the walk is sorted. The next batch is fetched while the caller works
-   * on the current one, so at most two batches are held.
+   * Rows come in the order of their stored key (`tree_key`, `tree/tree-keys.ts`): one index range
+   * scan of the revision's rows, or for a layer a merge of two (its own live rows, its base's it
+   * does not override), each page's body looked up by key as it goes: no walk, no sort, and the
+   * first rows come at once. The next batch is fetched while the caller works on the current one,
+   * so at most two batches are held.
    */
   streamTree(revisionId: string, batchSize = 500): TreeCursor {
     const runner = this.dataSource.createQueryRunner('slave');
@@ -124,45 +125,10 @@ export class ContentRepository {
       await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       open = true;
       reading(true);
-      await runner.query(
-        `DECLARE revision_tree NO SCROLL CURSOR FOR
-         WITH RECURSIVE walk AS (
-           SELECT p.page_id, p.kind, 0 AS depth, ARRAY[lpad(p.position::text, 10, '0') || p.page_id] AS sort
-           FROM revision_pages p WHERE p.revision_id = $1 AND p.parent_id IS NULL
-           UNION ALL
-           SELECT c.page_id, c.kind, w.depth + 1, w.sort || (lpad(c.position::text, 10, '0') || c.page_id)
-           FROM walk w JOIN revision_pages c ON c.revision_id = $1 AND c.parent_id = w.page_id
-           WHERE w.kind <> 'link' AND c.kind <> 'group'
-         )
-         SELECT w.depth, page.*
-         FROM (SELECT page_id, depth, sort FROM walk ORDER BY sort) w
-         CROSS JOIN LATERAL (
-           SELECT p.kind, p.page_id AS "pageId", p.path,
-             '{"id":' || to_json(p.page_id)::text || ',"title":' || to_json(p.title)::text
-               || CASE WHEN p.emoji <> '' THEN ',"emoji":' || to_json(p.emoji)::text ELSE '' END
-               || CASE WHEN p.icon <> '' THEN ',"icon":' || to_json(p.icon)::text ELSE '' END AS head,
-             (extract(epoch FROM p.created_at) * 1000)::float8 AS "createdMs",
-             (extract(epoch FROM p.updated_at) * 1000)::float8 AS "updatedMs",
-             CASE WHEN p.kind <> 'link'
-               THEN ',"slug":' || coalesce(to_json(p.slug)::text, 'null') || ',"path":' || coalesce(to_json(p.path)::text, 'null') END AS "slugPath",
-             CASE WHEN p.kind = 'link' THEN ',"hidden":' || p.hidden::text
-               ELSE ',"hidden":' || p.hidden::text || ',"noIndex":' || p.no_index::text || ',"noRobotsIndex":' || p.no_robots_index::text
-                 || CASE WHEN p.kind <> 'group' AND p.description <> '' THEN ',"description":' || to_json(p.description)::text ELSE '' END
-             END AS flags,
-             CASE WHEN p.kind NOT IN ('link', 'group') THEN p.layout END AS layout,
-             CASE WHEN p.kind NOT IN ('link', 'group') THEN p.cover END AS cover,
-             CASE WHEN p.kind NOT IN ('link', 'group') AND p.variables <> '{}' THEN p.variables END AS variables,
-             CASE WHEN p.kind = 'link' THEN p.link_target END AS "linkTarget",
-             CASE WHEN p.kind NOT IN ('link', 'group') THEN p.document_id END AS "documentId",
-             p.computed,
-             CASE WHEN p.kind NOT IN ('link', 'group') THEN d.markdown END AS markdown
-           FROM revision_pages p LEFT JOIN documents d ON d.id = p.document_id
-           WHERE p.revision_id = $1 AND p.page_id = w.page_id
-           OFFSET 0
-         ) page
-         ORDER BY w.sort`,
-        [revisionId],
-      );
+      // The order comes from the index (`treeQuery`); a planner misled by stale statistics would sort instead.
+      await runner.query('SET LOCAL enable_sort = off');
+      const [{ base_id: baseId }]: { base_id: string | null }[] = await runner.query(`SELECT base_id FROM revisions WHERE id = $1`, [revisionId]);
+      await runner.query(`DECLARE revision_tree NO SCROLL CURSOR FOR ${treeQuery(baseId !== null)}`, baseId === null ? [revisionId] : [revisionId, baseId]);
       const fetch = () => {
         const rows: Promise<TreeRow[]> = runner.query(`FETCH ${Math.max(1, Math.floor(batchSize))} FROM revision_tree`);
         // Awaited below or in `finally`; never an unhandled rejection when the caller stops early.
@@ -219,4 +185,45 @@ export class ContentRepository {
     }
     return pages.map((page) => Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null }));
   }
+}
+
+/** What the stream reads of a page: its JSON's short text written here, the rest raw (see `TreeRow`). */
+const TREE_ROW = `length(p.tree_key) - length(replace(p.tree_key, chr(1), '')) - 1 AS depth,
+  p.kind, p.page_id AS "pageId", p.path,
+  '{"id":' || to_json(p.page_id)::text || ',"title":' || to_json(p.title)::text
+    || CASE WHEN p.emoji <> '' THEN ',"emoji":' || to_json(p.emoji)::text ELSE '' END
+    || CASE WHEN p.icon <> '' THEN ',"icon":' || to_json(p.icon)::text ELSE '' END AS head,
+  (extract(epoch FROM p.created_at) * 1000)::float8 AS "createdMs",
+  (extract(epoch FROM p.updated_at) * 1000)::float8 AS "updatedMs",
+  CASE WHEN p.kind <> 'link'
+    THEN ',"slug":' || coalesce(to_json(p.slug)::text, 'null') || ',"path":' || coalesce(to_json(p.path)::text, 'null') END AS "slugPath",
+  CASE WHEN p.kind = 'link' THEN ',"hidden":' || p.hidden::text
+    ELSE ',"hidden":' || p.hidden::text || ',"noIndex":' || p.no_index::text || ',"noRobotsIndex":' || p.no_robots_index::text
+      || CASE WHEN p.kind <> 'group' AND p.description <> '' THEN ',"description":' || to_json(p.description)::text ELSE '' END
+  END AS flags,
+  CASE WHEN p.kind NOT IN ('link', 'group') THEN p.layout END AS layout,
+  CASE WHEN p.kind NOT IN ('link', 'group') THEN p.cover END AS cover,
+  CASE WHEN p.kind NOT IN ('link', 'group') AND p.variables <> '{}' THEN p.variables END AS variables,
+  CASE WHEN p.kind = 'link' THEN p.link_target END AS "linkTarget",
+  CASE WHEN p.kind NOT IN ('link', 'group') THEN p.document_id END AS "documentId",
+  p.computed,
+  CASE WHEN p.kind NOT IN ('link', 'group') THEN (SELECT d.markdown FROM documents d WHERE d.id = p.document_id) END AS markdown`;
+
+/**
+ * The shown pages of a revision (`$1`) in key order (pages not shown have the empty key). A layer
+ * (`$2`: its full base) is read as `revision_pages` resolves it, written out so that the planner
+ * merges two ordered index scans (Merge Append): through the view, the base's branch joins
+ * `revisions` first and loses the index's order, and a branch without its own ORDER BY is planned
+ * for its cheapest path, unordered. The body is a subquery per row, so no sort or hash carries it.
+ */
+function treeQuery(layer: boolean): string {
+  const own = `SELECT * FROM revision_page_rows s WHERE s.revision_id = $1 AND NOT s.deleted AND s.tree_key > '' ORDER BY s.tree_key`;
+  if (!layer) return `SELECT ${TREE_ROW} FROM (${own}) p ORDER BY p.tree_key`;
+  return `SELECT ${TREE_ROW} FROM (
+      (${own})
+      UNION ALL
+      (SELECT * FROM revision_page_rows b WHERE b.revision_id = $2 AND NOT b.deleted AND b.tree_key > ''
+         AND NOT EXISTS (SELECT 1 FROM revision_page_rows o WHERE o.revision_id = $1 AND o.page_id = b.page_id)
+       ORDER BY b.tree_key)
+    ) p ORDER BY p.tree_key`;
 }

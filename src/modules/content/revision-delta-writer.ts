@@ -6,7 +6,9 @@ import { contentError } from './content.errors';
 import type { RevisionDelta } from './revision-delta';
 import { writeDeltaLinks } from './revision-delta-links';
 import { Revision } from './revision.entity';
+import type { PageKind } from './revision-page.entity';
 import { RevisionWriter, StoredPage } from './revision-writer';
+import { deriveTreeKeys, KeyedNode } from './tree/tree-keys';
 
 export interface DeltaWritten {
   revision: Revision;
@@ -17,10 +19,19 @@ export interface DeltaWritten {
 }
 
 /** A page row as stored (snake_case, what `revision_pages` answers). */
-type PageRow = Record<string, unknown> & { page_id: string; parent_id: string | null; slug: string | null; path: string | null; document_id: string | null };
+type PageRow = Record<string, unknown> & {
+  page_id: string;
+  parent_id: string | null;
+  position: number;
+  kind: PageKind;
+  slug: string | null;
+  path: string | null;
+  document_id: string | null;
+  tree_key: string;
+};
 
 const PAGE_COLUMNS = `page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-  hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at`;
+  hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at, tree_key`;
 /** The same columns named as `StoredPage` names them (`page_id AS "pageId"`, …). */
 const PAGE_FIELDS = PAGE_COLUMNS.replace(/\w+/g, (column) => `${column} AS "${column.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}"`);
 
@@ -58,19 +69,20 @@ export class RevisionDeltaWriter {
       ? await em.query(`SELECT ${PAGE_COLUMNS} FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [delta.base, changedIds])
       : [];
     const beforeById = new Map(before.map((row) => [row.page_id, row]));
+    // Pages below a page moved (among its siblings too), renamed or of another kind keep their row
+    // but not their path or their place in the shown tree (`tree/tree-keys.ts`).
     const moved = delta.pages.filter((page) => {
       const old = beforeById.get(page.pageId);
-      return old && (old.parent_id !== page.parentId || old.slug !== page.slug);
+      return old && (old.parent_id !== page.parentId || old.slug !== page.slug || old.position !== page.position || old.kind !== page.kind);
     });
-    // Pages below a moved or renamed page keep their row but not their path.
     const below = await this.subtrees(
       delta.base,
       moved.map((page) => page.pageId),
       em,
     );
     const descendants = below.filter((row) => !changed.has(row.pageId) && !removed.has(row.pageId));
-    const paths = await this.paths(delta, beforeById, descendants, em);
-    const repathed = descendants.filter((row) => paths.get(row.pageId) !== row.path);
+    const { paths, keys } = await this.paths(delta, beforeById, descendants, em);
+    const repathed = descendants.filter((row) => paths.get(row.pageId) !== row.path || keys.get(row.pageId) !== row.treeKey);
     const inserted = delta.pages.filter((page) => !beforeById.has(page.pageId));
 
     // A layer over the base's full revision, unless it would pass the bound.
@@ -119,10 +131,11 @@ export class RevisionDeltaWriter {
       ...delta.pages.map(({ markdown: _markdown, ...page }) => ({
         ...page,
         path: paths.get(page.pageId) ?? null,
+        treeKey: keys.get(page.pageId) as string,
         createdAt: page.createdAt ?? now,
         updatedAt: page.updatedAt ?? now,
       })),
-      ...repathed.map((row) => ({ ...row, path: paths.get(row.pageId) ?? null })),
+      ...repathed.map((row) => ({ ...row, path: paths.get(row.pageId) ?? null, treeKey: keys.get(row.pageId) as string })),
     ];
     const replaced = [...rows.map((row) => row.pageId), ...removed];
     if (replaced.length > 0) await em.query(`DELETE FROM revision_page_rows WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [revision.id, replaced]);
@@ -168,24 +181,26 @@ export class RevisionDeltaWriter {
   }
 
   /**
-   * Paths of the changed pages and of the base's pages below a moved one (through their parents'
-   * new paths, or the base's paths of parents that did not move); parents, cycles and sibling slugs checked.
+   * Paths and tree keys of the changed pages and of the base's pages below a moved one (through
+   * their parents' new ones, or the base's of parents that did not move); parents, cycles and
+   * sibling slugs checked.
    */
   private async paths(
     delta: RevisionDelta,
     beforeById: Map<string, PageRow>,
     descendants: StoredPage[],
     em: EntityManager,
-  ): Promise<Map<string, string | null>> {
+  ): Promise<{ paths: Map<string, string | null>; keys: Map<string, string> }> {
     const removed = new Set(delta.removed);
     const nodes = new Map<string, { parentId: string | null; slug: string | null }>();
     for (const row of descendants) nodes.set(row.pageId, { parentId: row.parentId, slug: row.slug });
     for (const page of delta.pages) nodes.set(page.pageId, { parentId: page.parentId, slug: page.slug });
     const parentIds = [...new Set([...nodes.values()].map((node) => node.parentId).filter((id): id is string => id !== null && !nodes.has(id)))];
     const parents: PageRow[] = parentIds.length
-      ? await em.query(`SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [delta.base, parentIds])
+      ? await em.query(`SELECT page_id, path, kind, tree_key FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`, [delta.base, parentIds])
       : [];
-    const parentPath = new Map(parents.filter((row) => !removed.has(row.page_id)).map((row) => [row.page_id, row.path]));
+    const kept = parents.filter((row) => !removed.has(row.page_id));
+    const parentPath = new Map(kept.map((row) => [row.page_id, row.path]));
     const paths = new Map<string, string | null>();
     const resolve = (id: string, seen: Set<string>): string | null => {
       if (paths.has(id)) return paths.get(id) as string | null;
@@ -203,6 +218,11 @@ export class RevisionDeltaWriter {
       return path;
     };
     for (const id of nodes.keys()) resolve(id, new Set());
+    // The tree is checked (parents known, no cycle): the keys follow the same parents.
+    const keyed = new Map<string, KeyedNode>();
+    for (const row of descendants) keyed.set(row.pageId, row);
+    for (const page of delta.pages) keyed.set(page.pageId, page);
+    const keys = deriveTreeKeys([...keyed.values()], new Map(kept.map((row) => [row.page_id, { key: row.tree_key, kind: row.kind }])));
 
     // Slugs stay unique among siblings: pages new or moved against each other and against the siblings they join.
     const placed = delta.pages.filter((page) => {
@@ -227,6 +247,6 @@ export class RevisionDeltaWriter {
         taken.set(key, page.pageId);
       }
     }
-    return paths;
+    return { paths, keys };
   }
 }

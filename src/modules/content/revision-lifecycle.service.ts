@@ -45,9 +45,9 @@ export class RevisionLifecycleService {
     const params = [copy.id, source.id];
     await manager.query(
       `INSERT INTO revision_page_rows (revision_id, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-                                   hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at)
+                                   hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at, tree_key)
        SELECT $1, page_id, parent_id, position, kind, title, emoji, icon, slug, path, description, layout, cover,
-              hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at
+              hidden, no_index, no_robots_index, variables, document_id, link_target, computed, created_at, updated_at, tree_key
        FROM revision_pages WHERE revision_id = $2`,
       params,
     );

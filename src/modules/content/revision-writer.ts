@@ -12,6 +12,7 @@ import { ComputedSource, RevisionPage } from './revision-page.entity';
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
+import { deriveTreeKeys } from './tree/tree-keys';
 import { contentError } from './content.errors';
 import { SEARCH_CONFIG } from '../space-writes/search-index-writes.repository';
 
@@ -45,8 +46,8 @@ export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' 
   updatedAt?: Date;
 };
 
-/** A page row as stored: a draft page with its path and times settled. */
-export type StoredPage = Omit<DraftPage, 'markdown'> & { path: string | null; createdAt: Date; updatedAt: Date };
+/** A page row as stored: a draft page with its path, its place in the shown tree (`tree/tree-keys.ts`) and times settled. */
+export type StoredPage = Omit<DraftPage, 'markdown'> & { path: string | null; treeKey: string; createdAt: Date; updatedAt: Date };
 
 /** A new document page with every optional setting at its default. */
 export function documentPage(page: Pick<DraftPage, 'pageId' | 'parentId' | 'position' | 'title' | 'slug'> & Partial<DraftPage>): DraftPage {
@@ -105,6 +106,7 @@ export class RevisionWriter {
   async write(draft: RevisionDraft, em: EntityManager): Promise<Revision> {
     const now = new Date();
     const paths = this.checkTree(draft.pages);
+    const keys = deriveTreeKeys(draft.pages);
 
     const markdownById = this.hashBodies(draft.pages);
     // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
@@ -135,7 +137,14 @@ export class RevisionWriter {
 
     const pageRows = draft.pages.map((page) => {
       const { markdown: _markdown, ...row } = page;
-      return { ...row, revisionId: revision.id, path: paths.get(page.pageId) ?? null, createdAt: page.createdAt ?? now, updatedAt: page.updatedAt ?? now };
+      return {
+        ...row,
+        revisionId: revision.id,
+        path: paths.get(page.pageId) ?? null,
+        treeKey: keys.get(page.pageId) as string,
+        createdAt: page.createdAt ?? now,
+        updatedAt: page.updatedAt ?? now,
+      };
     });
     if (prestore) {
       // Links need no stored body (only the markdown): they are written while the bodies are stored.
@@ -309,6 +318,7 @@ export class RevisionWriter {
         'computed',
         'created_at',
         'updated_at',
+        'tree_key',
       ]),
       rows.map((page) => [
         revisionId,
@@ -333,6 +343,7 @@ export class RevisionWriter {
         jsonb(page.computed),
         page.createdAt,
         page.updatedAt,
+        page.treeKey,
       ]),
     );
   }
