@@ -1,11 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { AppConfig } from '../../config/app-config';
+import { SearchTablesJob } from './search-tables.job';
 
 /** Text search configuration of every tsvector Quire builds. */
 export const SEARCH_CONFIG = 'english';
 const REBUILD_CHUNK = 5000;
 /** Pages written by one rebuild from which the table's statistics are refreshed in the same transaction. */
 const ANALYZE_AFTER = 5000;
+/** Memory for building the GIN indexes of a space's own table (one sort in memory instead of several merged runs). */
+const INDEX_BUILD_MEMORY = '256MB';
+
+/** The name every table of one space's search rows has (`search_pages_` and a lower-case ULID). */
+export const SPACE_SEARCH_TABLE = /^search_pages_[0-9a-z]{26}$/;
+
+/** The table holding `spaceId`'s search rows: its own (named in `search_tables`), else `search_pages`. */
+export async function searchTableOf(spaceId: string, em: Pick<EntityManager, 'query'>): Promise<string> {
+  const rows: { table_name: string }[] = await em.query(`SELECT table_name FROM search_tables WHERE space_id = $1`, [spaceId]);
+  return rows.length > 0 ? checkedTable(rows[0].table_name) : 'search_pages';
+}
+
+/** A table name read from `search_tables`, checked before it goes into SQL (the column has the same check). */
+export function checkedTable(name: string | null | undefined): string {
+  if (!name) return 'search_pages';
+  if (!SPACE_SEARCH_TABLE.test(name)) throw new Error(`search_tables names an unexpected table ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
 
 /** Titles of each page's ancestors, root first. */
 export function ancestorTitles(pages: { page_id: string; parent_id: string | null; title: string }[]): Map<string, string[]> {
@@ -33,9 +54,19 @@ export function ancestorTitles(pages: { page_id: string; parent_id: string | nul
  */
 @Injectable()
 export class SearchIndexWritesRepository {
-  /** Replaces the space's rows with the pages of `revisionId`; run in the transaction that activates it. */
+  constructor(
+    private readonly config: AppConfig,
+    private readonly tables: SearchTablesJob,
+  ) {}
+
+  /**
+   * Replaces the space's rows with the pages of `revisionId`; run in the transaction that activates it.
+   * A revision of `SEARCH_TABLE_AFTER` pages or more gets a table of its own (`buildTable`), swapped
+   * in by its `search_tables` row: searches see the old rows until this transaction commits, then the
+   * new ones. Smaller ones go to `search_pages`, row by row, as before.
+   */
   async rebuild(spaceId: string, revisionId: string, em: EntityManager): Promise<void> {
-    await em.query(`DELETE FROM search_pages WHERE space_id = $1`, [spaceId]);
+    const current: { table_name: string }[] = await em.query(`SELECT table_name FROM search_tables WHERE space_id = $1`, [spaceId]);
     // Ancestors are worked out here rather than by a recursive query: rows written in this very
     // transaction have no planner statistics yet, and a misestimated recursive join is quadratic.
     const tree: { page_id: string; parent_id: string | null; title: string }[] = await em.query(
@@ -44,13 +75,49 @@ export class SearchIndexWritesRepository {
     );
     const ancestors = ancestorTitles(tree);
     const ids = [...ancestors.keys()];
-    // Every page of the revision: one join of the whole revision (hashed) is what PostgreSQL does best.
-    await this.insertRows(spaceId, revisionId, ids, ancestors, 'JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id', em);
-    // A large rebuild changes the table's word statistics, which the search plans on (a common word
-    // is scanned, a rare one read by the index): without them, a 100k-page space's first searches
-    // took seconds. ANALYZE sees this transaction's own rows; it takes a lock that only another
-    // ANALYZE or VACUUM of search_pages waits for.
-    if (ids.length >= ANALYZE_AFTER) await em.query(`ANALYZE search_pages`);
+    // Rows a space had in search_pages go in both cases (none, for a space that already had its own table).
+    await em.query(`DELETE FROM search_pages WHERE space_id = $1`, [spaceId]);
+    if (ids.length >= this.config.search.tableAfter) {
+      const table = await this.buildTable(spaceId, revisionId, ids, ancestors, em);
+      await em.query(
+        `INSERT INTO search_tables (space_id, table_name, revision_id) VALUES ($1, $2, $3)
+         ON CONFLICT (space_id) DO UPDATE SET table_name = excluded.table_name, revision_id = excluded.revision_id, created_at = now()`,
+        [spaceId, table, revisionId],
+      );
+    } else {
+      if (current.length > 0) await em.query(`DELETE FROM search_tables WHERE space_id = $1`, [spaceId]);
+      // Every page of the revision: one join of the whole revision (hashed) is what PostgreSQL does best.
+      await this.insertRows('search_pages', spaceId, revisionId, ids, ancestors, 'JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id', em);
+      // A large rebuild changes the table's word statistics, which the search plans on (a common word
+      // is scanned, a rare one read by the index): without them, a 100k-page space's first searches
+      // took seconds. ANALYZE sees this transaction's own rows; it takes a lock that only another
+      // ANALYZE or VACUUM of search_pages waits for.
+      if (ids.length >= ANALYZE_AFTER) await em.query(`ANALYZE search_pages`);
+    }
+    // The table this swap retired is dropped once the swap has committed (and searches that read its name before have ended).
+    if (current.length > 0) await this.tables.dropRetiredAfterCommit(em);
+  }
+
+  /**
+   * A new table of the space's rows, made in the caller's transaction (a failure rolls it back with
+   * everything else: no table is left over): created without indexes, filled with one INSERT … SELECT
+   * per chunk, then indexed once (a GIN index built over all rows costs a fraction of one updated row
+   * by row), and analyzed (the search plans need its word statistics). No other table is locked: two
+   * large writes of different spaces, and every search, run on.
+   */
+  private async buildTable(spaceId: string, revisionId: string, ids: string[], ancestors: Map<string, string[]>, em: EntityManager): Promise<string> {
+    const name = `search_pages_${newId().toLowerCase()}`;
+    const table = checkedTable(name);
+    await em.query(`CREATE TABLE ${table} (LIKE search_pages INCLUDING DEFAULTS INCLUDING STORAGE) WITH (toast_tuple_target = 8160)`);
+    await this.insertRows(table, spaceId, revisionId, ids, ancestors, 'JOIN revision_pages p ON p.revision_id = $2 AND p.page_id = a.page_id', em);
+    const [{ memory }]: { memory: string }[] = await em.query(`SELECT current_setting('maintenance_work_mem') AS memory`);
+    await em.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
+    await em.query(`ALTER TABLE ${table} ADD PRIMARY KEY (space_id, page_id)`);
+    await em.query(`CREATE INDEX ON ${table} USING gin (tsv)`);
+    await em.query(`CREATE INDEX ON ${table} USING gin (title_tsv)`);
+    await em.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [memory]);
+    await em.query(`ANALYZE ${table}`);
+    return name;
   }
 
   /**
@@ -62,9 +129,10 @@ export class SearchIndexWritesRepository {
    * change). The ancestors of the changed pages are walked up from them by key (`withAncestors`).
    */
   async update(spaceId: string, revisionId: string, changed: string[], removed: string[], em: EntityManager): Promise<void> {
+    const table = await searchTableOf(spaceId, em);
     const retitled: unknown[] = await em.query(
       // LATERAL … OFFSET 0: revision_pages is a view over revision layers, probed by key only through conditions on its own columns.
-      `SELECT 1 FROM search_pages s,
+      `SELECT 1 FROM ${table} s,
               LATERAL (SELECT page_id, title FROM revision_pages WHERE revision_id = $2 AND page_id = s.page_id OFFSET 0) p,
               LATERAL (SELECT 1 FROM revision_pages WHERE revision_id = $2 AND parent_id = p.page_id LIMIT 1) c
         WHERE s.space_id = $1 AND s.page_id = ANY($3::text[]) AND s.title <> p.title
@@ -72,11 +140,12 @@ export class SearchIndexWritesRepository {
       [spaceId, revisionId, changed],
     );
     if (retitled.length > 0) return this.rebuild(spaceId, revisionId, em);
-    await em.query(`DELETE FROM search_pages WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
+    await em.query(`DELETE FROM ${table} WHERE space_id = $1 AND page_id = ANY($2::text[])`, [spaceId, [...changed, ...removed]]);
     if (changed.length === 0) return;
     const ancestors = ancestorTitles(await this.withAncestors(revisionId, changed, em));
     // A few pages, each probed by key (LATERAL … OFFSET 0: through the layered view, a join would hash the whole revision).
     await this.insertRows(
+      table,
       spaceId,
       revisionId,
       changed.filter((id) => ancestors.has(id)),
@@ -86,8 +155,9 @@ export class SearchIndexWritesRepository {
     );
   }
 
-  /** Writes the search rows of `ids` (document pages that are indexed), `pages` joining each id `a.page_id` to its row `p`. */
+  /** Writes the search rows of `ids` (document pages that are indexed) to `table`, `pages` joining each id `a.page_id` to its row `p`. */
   private async insertRows(
+    table: string,
     spaceId: string,
     revisionId: string,
     ids: string[],
@@ -98,7 +168,7 @@ export class SearchIndexWritesRepository {
     for (let i = 0; i < ids.length; i += REBUILD_CHUNK) {
       const chunk = ids.slice(i, i + REBUILD_CHUNK);
       await em.query(
-        `INSERT INTO search_pages (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
+        `INSERT INTO ${table} (space_id, page_id, revision_id, document_id, title, path, description, ancestors, title_tsv, tsv)
          SELECT $1, x.page_id, $2, x.document_id, x.title, x.path, x.description, x.ancestors, x.title_tsv, x.title_tsv || coalesce(d.tsv, ''::tsvector)
          FROM (
            SELECT p.page_id, p.document_id, p.title, p.path, coalesce(p.description, '') AS description,
