@@ -1,4 +1,6 @@
+import { documentPage, DraftPage, RevisionWriter } from '../../src/modules/content/revision-writer';
 import { SearchIndexWritesRepository } from '../../src/modules/space-writes/search-index-writes.repository';
+import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
 import { SearchTablesJob } from '../../src/modules/space-writes/search-tables.job';
 import { createOrganization, OrgFixture } from '../support/builders';
 import { createSpace } from '../support/space-builders';
@@ -176,5 +178,76 @@ describe('search rows in a table of the space own (SEARCH_TABLE_AFTER)', () => {
     await t.dataSource.query(`DELETE FROM spaces WHERE id = $1`, [other.id]);
     expect(await t.app.get(SearchTablesJob).dropRetired()).toEqual([otherTable]);
     expect(await tableExists(otherTable)).toBe(false);
+  });
+
+  describe('a large write (bodies stored first): the table is built apart while the tree is written', () => {
+    // Above the writer's pre-store threshold (2000 new bodies), which is when the table is built apart.
+    const COUNT = 2200;
+    const draftPages = (salt: string): DraftPage[] =>
+      Array.from({ length: COUNT }, (_, i) =>
+        documentPage({
+          pageId: `p${i}`,
+          parentId: i < 40 ? null : `p${i % 40}`,
+          position: i,
+          title: `Page ${i} ${salt}`,
+          slug: `page-${i}`,
+          description: i % 3 === 0 ? `about ${i}` : null,
+          noIndex: i === 5,
+          markdown: `Body ${i} of ${salt} narwhal${i}\n\n## Setup\n\nSteps.\n`,
+        }),
+      );
+    const write = (spaceId: string, pages: DraftPage[], after?: () => Promise<void>) =>
+      t.app.get(SpaceUnitOfWork).run(spaceId, org.admin.user, 'edit', ({ commitRevision }) =>
+        commitRevision(async (base, em) => {
+          const revision = await t.app.get(RevisionWriter).write({ spaceId, parents: [base], type: 'edits', createdBy: null, pages, files: [] }, em);
+          await after?.();
+          return revision;
+        }),
+      );
+    const unnamed = async (): Promise<string[]> =>
+      (
+        await t.dataSource.query(
+          `SELECT relname FROM pg_class WHERE relkind = 'r' AND relname ~ '^search_pages_' AND relname NOT IN (SELECT table_name FROM search_tables)`,
+        )
+      ).map((row: { relname: string }) => row.relname);
+
+    it('writes the rows a rebuild in the transaction writes, and the sweep leaves the table alone until the write commits', async () => {
+      await t.app.get(SearchTablesJob).dropRetired();
+      const space = await createSpace(t, org);
+      let apart: string[] = [];
+      const revision = await write(space.id, draftPages('apart'), async () => {
+        // The write holds its transaction open: its table is built (committed, not named yet); the sweep skips it.
+        for (let i = 0; i < 200 && apart.length === 0; i++) {
+          apart = await unnamed();
+          if (apart.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(apart).toHaveLength(1);
+        expect(await t.app.get(SearchTablesJob).dropRetired()).toEqual([]);
+        expect(await tableExists(apart[0])).toBe(true);
+      });
+      expect(await tableOf(space.id)).toBe(apart[0]);
+      const built = await rowsOf(apart[0], space.id);
+      expect(built).toHaveLength(COUNT - 1);
+      expect((await search(space.id, 'narwhal17')).count).toBe(1);
+      await t.dataSource.transaction((em) => t.app.get(SearchIndexWritesRepository).rebuild(space.id, revision.id, em));
+      expect(built).toEqual(await rowsOf((await tableOf(space.id)) as string, space.id));
+    });
+
+    it('drops the table of a write that fails after it was built, and the old rows stay', async () => {
+      const space = await createSpace(t, org);
+      await write(space.id, draftPages('first'));
+      const table = await tableOf(space.id);
+      const before = await unnamed();
+      await expect(
+        write(space.id, draftPages('failed'), async () => {
+          for (let i = 0; i < 200 && (await unnamed()).length === before.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+          throw new Error('the write fails after its search table was built');
+        }),
+      ).rejects.toThrow('the write fails');
+      expect(await unnamed()).toEqual(before);
+      expect(await tableOf(space.id)).toBe(table);
+      expect((await search(space.id, 'narwhal17')).items.map((item) => item.title)).toEqual(['Page 17 first']);
+      expect((await search(space.id, 'failed')).count).toBe(0);
+    });
   });
 });

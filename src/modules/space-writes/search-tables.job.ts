@@ -7,10 +7,11 @@ import { JobsService } from '../../jobs/jobs.service';
 /**
  * Drops the search tables of single spaces (`search_pages_<ulid>`) that `search_tables` no longer
  * names: the table a swap retired (sent by the swap's transaction, to run a little after it
- * commits), the table of a purged space (its registry row went with the space), and, should a
- * process die between two statements, anything a crash left. A table being built is never seen
- * here: it is created in its revision's transaction and registered by that same transaction. Also
- * sent every 15 minutes by pg-boss's cron.
+ * commits), the table of a purged space (its registry row went with the space), the table built
+ * apart for a write that failed (if its writer could not drop it) and whatever a crash left. A table
+ * built in its revision's transaction is invisible here until that commits and names it; a table
+ * built apart (`SearchIndexWritesRepository.prepare`) is skipped while its revision's transaction
+ * holds the advisory lock on its name. Also sent every 15 minutes by pg-boss's cron.
  */
 export const DROP_RETIRED_SEARCH_TABLES = defineJob<Record<string, never>>({
   name: 'search.drop-retired-tables',
@@ -61,11 +62,16 @@ export class SearchTablesJob implements OnModuleInit {
     for (const { name } of retired) {
       await this.dataSource.transaction(async (em) => {
         await em.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-        // Checked again under the lock of this transaction: a name is never registered again once retired.
+        // A table built apart for a revision still being written (SearchIndexWritesRepository.prepare) is
+        // not named yet: that revision's transaction holds this lock until it ends.
+        const [{ free }]: { free: boolean }[] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtext($1)) AS free`, [name]);
+        if (!free) return;
+        // Checked again now: a name is never registered again once retired, nor before its write commits.
         const named: unknown[] = await em.query(`SELECT 1 FROM search_tables WHERE table_name = $1`, [name]);
-        if (named.length === 0) await em.query(`DROP TABLE IF EXISTS "${name}"`);
+        if (named.length > 0) return;
+        await em.query(`DROP TABLE IF EXISTS "${name}"`);
+        dropped.push(name);
       });
-      dropped.push(name);
     }
     return dropped;
   }

@@ -13,6 +13,6 @@ import { SearchTablesJob } from './search-tables.job';
 @Module({
   imports: [AccessModule],
   providers: [SpaceUnitOfWork, SpaceWritesRepository, SearchIndexWritesRepository, SearchTablesJob],
-  exports: [SpaceUnitOfWork],
+  exports: [SpaceUnitOfWork, SearchIndexWritesRepository],
 })
 export class SpaceWritesModule {}
