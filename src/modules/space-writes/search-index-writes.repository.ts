@@ -10,8 +10,6 @@ export const SEARCH_CONFIG = 'english';
 const REBUILD_CHUNK = 5000;
 /** Pages written by one rebuild from which the table's statistics are refreshed in the same transaction. */
 const ANALYZE_AFTER = 5000;
-/** Memory for building the GIN indexes of a space's own table (one sort in memory instead of several merged runs). */
-const INDEX_BUILD_MEMORY = '256MB';
 
 /** A page of a revision being written, as its search row needs it (`prepare`). */
 export interface SearchablePage {
@@ -189,14 +187,15 @@ export class SearchIndexWritesRepository {
     await em.query(`CREATE TABLE ${checkedTable(name)} (LIKE search_pages INCLUDING DEFAULTS INCLUDING STORAGE) WITH (toast_tuple_target = 8160)`);
   }
 
-  /** The indexes of `search_pages` over a filled table, each built once; then its statistics. */
+  /**
+   * The indexes of `search_pages` over a filled table, each built once; then its statistics. The
+   * server's `maintenance_work_mem` is kept: 16 MB to 1 GB all cost 7–10 s of CPU for the body
+   * index of 100,000 pages, 1 GB the most (docs/scaling.md).
+   */
   private async indexTable(table: string, em: EntityManager): Promise<void> {
-    const [{ memory }]: { memory: string }[] = await em.query(`SELECT current_setting('maintenance_work_mem') AS memory`);
-    await em.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
     await em.query(`ALTER TABLE ${table} ADD PRIMARY KEY (space_id, page_id)`);
     await em.query(`CREATE INDEX ON ${table} USING gin (tsv)`);
     await em.query(`CREATE INDEX ON ${table} USING gin (title_tsv)`);
-    await em.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [memory]);
     await em.query(`ANALYZE ${table}`);
   }
 
