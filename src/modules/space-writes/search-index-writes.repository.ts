@@ -63,8 +63,11 @@ export function ancestorTitles(pages: { page_id: string; parent_id: string | nul
 /**
  * The writer of the search index (`search_pages`): one row per page of each space's active revision,
  * with a weighted tsvector (GIN-indexed). Bodies' tsvectors are computed once per distinct document,
- * so rebuilding a space's rows when its active revision changes is a single INSERT … SELECT. Only
- * `SpaceUnitOfWork` uses it, when it activates a revision; the search module reads the rows.
+ * so rebuilding a space's rows when its active revision changes is a single INSERT … SELECT. A
+ * rebuild of `SEARCH_TABLE_AFTER` pages or more writes a table of the space's own instead, indexed
+ * once and swapped in by its `search_tables` row (docs/scaling.md, "Bulk revision writes").
+ * `SpaceUnitOfWork` uses it when it activates a revision, and `RevisionWriter` to build a large
+ * revision's table apart (`prepare`); the search module reads the rows.
  */
 @Injectable()
 export class SearchIndexWritesRepository {
