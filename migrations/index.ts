@@ -20,6 +20,7 @@ import { Integrations1800000077000 } from './1800000077000-integrations';
 import { ChangeRequestPdfRenders1800000079000 } from './1800000079000-change-request-pdf-renders';
 import { RevisionLayers1800000080000 } from './1800000080000-revision-layers';
 import { DocumentTsvUncompressed1800000081000 } from './1800000081000-document-tsv-uncompressed';
+import { SearchTables1800000091000 } from './1800000091000-search-tables';
 import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   ChangeRequestPdfRenders1800000079000,
   RevisionLayers1800000080000,
   DocumentTsvUncompressed1800000081000,
+  SearchTables1800000091000,
   PageTreeKeys1800000092000,
 ];

@@ -33,8 +33,8 @@ export class AppConfig {
     sandbox: { timeoutMs: number; memoryBytes: number; requestBytes: number; responseBytes: number; maxInstances: number };
     devModeMs: number;
   };
-  /** Search: how many title and body matches are ranked per query. */
-  readonly search: { candidates: number };
+  /** Search: how many title and body matches are ranked per query; the pages from which a rebuild gets a table of its own. */
+  readonly search: { candidates: number; tableAfter: number };
   /** Revision layers: a layer's own page rows may reach max(minRows, maxShare × its base's pages) before it is written full. */
   readonly revisionLayers: { minRows: number; maxShare: number };
   /** Bounds of one website import. */
@@ -68,7 +68,7 @@ export class AppConfig {
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
-    this.search = { candidates: env.SEARCH_CANDIDATES };
+    this.search = { candidates: env.SEARCH_CANDIDATES, tableAfter: env.SEARCH_TABLE_AFTER };
     this.revisionLayers = { minRows: env.REVISION_LAYER_MIN_ROWS, maxShare: 0.1 };
     this.integrations = {
       sandbox: {

@@ -175,6 +175,13 @@ export class EnvironmentVariables {
   @Max(100_000)
   SEARCH_CANDIDATES: number = 500;
 
+  /** A rebuild of this many pages or more writes the space's search rows to a table of its own, indexed once (docs/scaling.md). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SEARCH_TABLE_AFTER: number = 20_000;
+
   /**
    * A revision written as a layer over a full base stores at most max(this, 10% of the base's pages)
    * page rows of its own; past that it is written full (docs/modules/content.md, "Revision layers").

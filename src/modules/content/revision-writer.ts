@@ -14,7 +14,7 @@ import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { deriveTreeKeys } from './tree/tree-keys';
 import { contentError } from './content.errors';
-import { SEARCH_CONFIG } from '../space-writes/search-index-writes.repository';
+import { SEARCH_CONFIG, SearchIndexWritesRepository } from '../space-writes/search-index-writes.repository';
 
 // A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
 const MAX_INDEXED_CHARS = 400_000;
@@ -95,7 +95,10 @@ export const sha256 = (data: string | Buffer) => createHash('sha256').update(dat
  */
 @Injectable()
 export class RevisionWriter {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly searchIndex: SearchIndexWritesRepository,
+  ) {}
 
   /**
    * A write of many new bodies (`PRESTORE_AFTER`) stores them first, on `PRESTORE_CONNECTIONS`
@@ -156,6 +159,8 @@ export class RevisionWriter {
       } finally {
         await Promise.all(runners.map((runner) => runner.release()));
       }
+      // Every body is committed now: a large revision's search table is built apart while this transaction writes the tree.
+      await this.searchIndex.prepare(draft.spaceId, revision.id, pageRows, em);
     }
     await this.insertPages(revision.id, pageRows, em);
     const fileRows = draft.files.map(({ data: _data, ...file }) => ({

@@ -90,7 +90,13 @@ export class SpaceUnitOfWork {
       await options.lockFirst?.(em);
       if (!(await this.rows.lock(spaceId, em))) throw accessError('space.not_found', `Space ${spaceId} not found`);
       const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
-      return work(this.writeOf(caller, access, em, options));
+      try {
+        return await work(this.writeOf(caller, access, em, options));
+      } catch (error) {
+        // A search table built apart for a revision this write did not get to activate.
+        await this.searchIndex.abandon(em);
+        throw error;
+      }
     });
   }
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor } from '../../../common/pagination/cursor';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import type { Page } from '../../../common/pagination/paginate';
-import { SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
+import { checkedTable, SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
 import type { SearchHit, SectionHit } from './search.read-model';
 
 // Weights of D, C, B, A (body C, headings and description B, title A): a title match outranks
@@ -13,6 +13,8 @@ const WEIGHTS = `'{0.01, 0.05, 0.3, 1.0}'`;
 // A tsvector holds at most 1 MB; a section's text is matched on its beginning.
 const MAX_SECTION_CHARS = 400_000;
 const LIST = 'search:score:desc';
+/** SQLSTATE of a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 /** A page of search hits, and the rank (one-based) of its first hit in the whole ranked list. */
 export interface RankedPage extends Page<SearchHit> {
@@ -21,8 +23,9 @@ export interface RankedPage extends Page<SearchHit> {
 
 /**
  * Queries of the search index (`search_pages`: one row per page of each space's active revision,
- * GIN-indexed twice: `title_tsv` for the title and description, `tsv` for everything). The unit of
- * work writes its rows (`SearchIndexWritesRepository`).
+ * GIN-indexed twice: `title_tsv` for the title and description, `tsv` for everything; a space
+ * written by a large rebuild has the same rows in a table of its own, named in `search_tables`).
+ * The unit of work writes its rows (`SearchIndexWritesRepository`).
  *
  * What a search costs follows the page of results, not the space: the matches are ranked among a
  * bounded set of candidates, every page whose title or description matches (up to `candidates`),
@@ -43,6 +46,17 @@ export class SearchIndexRepository {
    * while walking the ranked candidates, 1 once past them (the other matches, by page id).
    */
   async search(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
+    try {
+      return await this.searchOnce(spaceId, query, list, candidates);
+    } catch (error) {
+      // The space's table was looked up just before a swap retired it and the job dropped it: the
+      // next look-up finds the table that replaced it.
+      if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
+      return this.searchOnce(spaceId, query, list, candidates);
+    }
+  }
+
+  private async searchOnce(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
     const cursor = list.page ? decodeCursor(list.page, LIST, 5) : undefined;
     const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
     const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
@@ -53,18 +67,23 @@ export class SearchIndexRepository {
     const rank = before as number;
     // The query is parsed first and passed on as a constant, so the planner sees how common its
     // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
-    const [{ tsquery }]: { tsquery: string }[] = await this.dataSource.query(`SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery`, [query]);
+    // The same round trip finds the table holding the space's rows (its own after a large rebuild, else search_pages).
+    const [{ tsquery, table: own }]: { tsquery: string; table: string | null }[] = await this.dataSource.query(
+      `SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery, (SELECT table_name FROM search_tables WHERE space_id = $2) AS table`,
+      [query, spaceId],
+    );
     if (tsquery === '') return { items: [], count: 0, first: 1 };
+    const table = checkedTable(own);
     const columns = `page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, ts_rank(${WEIGHTS}, tsv, $2::tsquery) AS score`;
     // Each branch ranks its own rows (no second visit). `IS TRUE` keeps the whole-query check of a
     // title match a filter, so the planner never intersects it with the body index's bitmap.
     const pool = `titled AS (
-        SELECT ${columns} FROM search_pages
+        SELECT ${columns} FROM ${table}
         WHERE space_id = $1 AND title_tsv @@ $2::tsquery AND (tsv @@ $2::tsquery) IS TRUE
         LIMIT $3
       ),
       bodied AS (
-        SELECT ${columns} FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
+        SELECT ${columns} FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
       )`;
     const fetchRanked = () =>
       this.dataSource.query(
@@ -81,7 +100,7 @@ export class SearchIndexRepository {
       this.dataSource.query(
         `WITH ${pool}
          SELECT ${columns}
-         FROM search_pages
+         FROM ${table}
          WHERE space_id = $1 AND tsv @@ $2::tsquery ${after === null ? '' : 'AND page_id < $5'}
            AND page_id NOT IN (SELECT "pageId" FROM titled UNION SELECT "pageId" FROM bodied)
          ORDER BY page_id DESC
@@ -90,7 +109,7 @@ export class SearchIndexRepository {
       ) as Promise<SearchHit[]>;
 
     const [count, fetched] = await Promise.all([
-      this.count(spaceId, tsquery, candidates),
+      this.count(table, spaceId, tsquery, candidates),
       (async (): Promise<{ hit: SearchHit; phase: 0 | 1 }[]> => {
         if (phase === 1) return (await fetchRest(lastId as string)).map((hit) => ({ hit, phase: 1 as const }));
         const ranked = (await fetchRanked()).map(({ pool, ...hit }) => ({ hit, pool, phase: 0 as const }));
@@ -116,14 +135,14 @@ export class SearchIndexRepository {
    * How many pages match: counted up to `exactUpTo`, and above that the planner's estimate (from
    * the column's word statistics), so a word on every page of a huge space is not counted row by row.
    */
-  private async count(spaceId: string, tsquery: string, exactUpTo: number): Promise<number> {
+  private async count(table: string, spaceId: string, tsquery: string, exactUpTo: number): Promise<number> {
     const [{ count }]: { count: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM (SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3) m`,
+      `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3) m`,
       [spaceId, tsquery, exactUpTo + 1],
     );
     if (count <= exactUpTo) return count;
     const [{ 'QUERY PLAN': plan }]: { 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }[] = await this.dataSource.query(
-      `EXPLAIN (FORMAT JSON) SELECT 1 FROM search_pages WHERE space_id = $1 AND tsv @@ $2::tsquery`,
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery`,
       [spaceId, tsquery],
     );
     return Math.max(count, Math.round(plan[0].Plan['Plan Rows']));
