@@ -26,6 +26,11 @@ module.exports = {
   // Jest 30 reads the timeout from the global configuration only (a project's own is ignored).
   // e2e tests start the app and may wait on PostgreSQL; 5 s is too tight on a loaded 2-core machine.
   testTimeout: 30000,
+  // One test file at a time (`--maxWorkers=1` in package.json: the e2e files share one database and
+  // the machine has two cores), in a worker that is replaced once it holds more than this after a
+  // file: run in the main process, the garbage of ~100 files (each its own module registry and Nest
+  // app) grew past 4 GB and garbage collection slowed the later files 5× (a 935 s run against 388 s).
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     {
