@@ -71,7 +71,11 @@ export class PageTreeKeys1800000092000 implements MigrationInterface {
     await db.query(`DROP TABLE layer_keys`);
     await db.query(`UPDATE revision_page_rows SET tree_key = '' WHERE tree_key IS NULL`);
     await db.query(`ALTER TABLE revision_page_rows ALTER COLUMN tree_key SET NOT NULL`);
-    await db.query(`CREATE INDEX revision_page_rows_tree_idx ON revision_page_rows (revision_id, tree_key) WHERE NOT deleted`);
+    // Only a read of the shown tree in order can use it (its `tree_key > ''` implies the predicate):
+    // on `WHERE NOT deleted` alone, probes by page id through the view, planned on a just-written
+    // revision's missing statistics, picked this smaller index and scanned the whole revision per
+    // probe (search 100k pages: p95 33 → 120 ms; a rebuild's join: 8.5 s per 5,000 pages).
+    await db.query(`CREATE INDEX revision_page_rows_tree_idx ON revision_page_rows (revision_id, tree_key) WHERE NOT deleted AND tree_key > ''`);
     // Added at the end of the view's columns (CREATE OR REPLACE keeps the others as they are).
     await db.query(`CREATE OR REPLACE VIEW revision_pages AS ${view(`${PAGE_COLUMNS}, tree_key`)}`);
   }
