@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '../../src/common/free-port';
 import { newId } from '../../src/common/ids';
+import { EventsService } from '../../src/modules/integrations/events.service';
 import { ScriptSandbox } from '../../src/modules/integrations/runtime/script-sandbox';
 import { createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
@@ -365,6 +366,20 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
       'spaceInstallation absent',
     ]);
   }, 180_000);
+
+  it('events past INTEGRATION_EVENT_RETENTION_DAYS (14) are purged; newer ones stay', async () => {
+    const [{ id: integrationId }] = await t.dataSource.query(`SELECT id FROM integrations WHERE name = 'probe'`);
+    const old = newId();
+    await t.dataSource.query(
+      `INSERT INTO integration_events (id, integration_id, payload, status, logs, attempts, created_at) VALUES ($1, $2, $3, 'success', '[]', 1, now() - interval '15 days')`,
+      [old, integrationId, JSON.stringify({ type: 'fetch', eventId: old, request: { method: 'get', url: 'http://x/', headers: {} } })],
+    );
+    const [{ n: before }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM integration_events WHERE integration_id = $1`, [integrationId]);
+    expect(await t.app.get(EventsService).purgeExpired()).toBe(1);
+    const rows = await t.dataSource.query(`SELECT id FROM integration_events WHERE integration_id = $1`, [integrationId]);
+    expect(rows.map((r: { id: string }) => r.id)).not.toContain(old);
+    expect(rows).toHaveLength(before - 1);
+  });
 
   it('DELETE …/dev answers 205', async () => {
     await t.http

@@ -138,7 +138,8 @@ export class ScriptSandbox implements OnApplicationShutdown {
       throw new ScriptFailure('too-large', `the request to the script is larger than ${this.limits.requestBytes} bytes`);
     }
     const instance = await this.instanceFor(source);
-    const run = instance.queue.then(() => this.dispatch(instance, body, contentType));
+    // The watcher may have killed the process while this call waited its turn: the call then gets a fresh one.
+    const run = instance.queue.then(async () => this.dispatch(instance.disposed ? await this.instanceFor(source) : instance, body, contentType));
     instance.queue = run.catch(() => undefined);
     return run;
   }
