@@ -68,6 +68,7 @@ export default {
         return Response.json({ threw: error.constructor.name, message: String(error.message) });
       }
     }
+    if (url.pathname.endsWith('/own-csp')) return new Response('<p>own</p>', { headers: { 'content-type': 'text/html', 'content-security-policy': 'sandbox allow-same-origin allow-scripts' } });
     console.log('plain fetch');
     return new Response('<p>page</p>', { headers: { 'content-type': 'text/html', 'x-frame-options': 'DENY' } });
   },
@@ -250,6 +251,9 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe('sandbox allow-scripts allow-forms allow-popups');
     expect(res.headers.get('x-frame-options')).toBeNull();
+    // A script's own CSP is kept, and the sandbox is enforced beside it as a policy of its own.
+    const own = await fetch(`${endpoint}/v1/integrations/probe/public/own-csp`);
+    expect(own.headers.get('content-security-policy')).toBe('sandbox allow-same-origin allow-scripts, sandbox allow-scripts allow-forms allow-popups');
 
     const siteId = await createSite(t, a);
     const installationId = (await t.http.get(`/v1/integrations/probe/installations`).set(...a.admin.auth)).body.items.find(

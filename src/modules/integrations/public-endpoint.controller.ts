@@ -72,8 +72,8 @@ export const PUBLIC_ENDPOINT_SANDBOX = 'sandbox allow-scripts allow-forms allow-
 
 /**
  * The script's answer, with the headers it may set. The server's own security headers (set before the
- * route) are replaced: the CSP is the script's own with the sandbox added when it has none (or the
- * sandbox alone), and there is no `X-Frame-Options`, so the editor can frame a block's page.
+ * route) are replaced: the CSP is the sandbox, after the script's own policy when it sent one, and there
+ * is no `X-Frame-Options`, so the editor can frame a block's page.
  */
 function send(res: Response, result: ScriptResult): void {
   res.removeHeader('Content-Security-Policy');
@@ -85,9 +85,7 @@ function send(res: Response, result: ScriptResult): void {
     if (lower === 'content-security-policy') csp = csp ? `${csp}, ${value}` : value;
     else res.setHeader(name, value);
   }
-  res.setHeader(
-    'Content-Security-Policy',
-    csp && /(^|[;,]\s*)sandbox(\s|;|,|$)/i.test(csp) ? csp : csp ? `${csp}; ${PUBLIC_ENDPOINT_SANDBOX}` : PUBLIC_ENDPOINT_SANDBOX,
-  );
+  // Ours is a policy of its own: every policy is enforced, so a script's own `sandbox allow-same-origin` cannot lift it.
+  res.setHeader('Content-Security-Policy', csp ? `${csp}, ${PUBLIC_ENDPOINT_SANDBOX}` : PUBLIC_ENDPOINT_SANDBOX);
   res.status(result.status).end(result.body);
 }
