@@ -15,7 +15,8 @@ const AFTER_ANSWER_MS = 1000;
 const MEMORY_MB = 200;
 
 /**
- * A script that answers at once and keeps working in `ctx.waitUntil`: `/spin` loops forever,
+ * A script that answers at once and keeps working in `ctx.waitUntil`: `/spin` loops forever, `/trickle`
+ * works a little every 100 ms forever,
  * `/grow` holds 600 MB (bounded, so the check on an unwatched server cannot take the machine).
  */
 const RUNAWAY = `
@@ -26,6 +27,10 @@ export default {
     const url = event.request ? event.request.url : '';
     const later = () => new Promise((resolve) => setTimeout(resolve, 100));
     if (url.endsWith('/spin')) ctx.waitUntil(later().then(() => { for (;;) {} }));
+    if (url.endsWith('/trickle')) ctx.waitUntil(later().then(async () => {
+      let sink = 0;
+      for (;;) { for (let i = 0; i < 5e6; i++) sink += i % 7; await later(); }
+    }));
     if (url.endsWith('/grow')) ctx.waitUntil(later().then(async () => {
       const keep = [];
       for (let i = 0; i < 75; i++) { keep.push(new Array(1e6).fill(i + 0.5)); await later(); }
@@ -165,6 +170,15 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
     const again = await fetch(`${endpoint}/v1/integrations/runaway/public/plain`);
     expect(await again.text()).toBe('answered');
     expect((await processOf('runaway'))?.pid).not.toBe(process!.pid);
+  }, 30_000);
+
+  it('work that trickles in waitUntil (a little CPU at a time) is stopped too once the budget is spent', async () => {
+    const res = await fetch(`${endpoint}/v1/integrations/runaway/public/trickle`);
+    expect(await res.text()).toBe('answered');
+    const process = await processOf('runaway');
+    const gone = await untilGone(process!.pid!, AFTER_ANSWER_MS + 6000);
+    expect(gone).toBeGreaterThanOrEqual(0);
+    expect(sandbox.stops.at(-1)).toMatchObject({ pid: process!.pid, reason: 'after-answer' });
   }, 30_000);
 
   it('memory is watched after the answer too: waitUntil growing past the limit is killed', async () => {

@@ -67,6 +67,8 @@ interface Instance {
   answeredAt: number;
   /** CPU time (user + system, in clock ticks) at the watcher's last sample. */
   cpuTicks: number | undefined;
+  /** CPU ticks used since the after-answer budget of the last answer ran out (reset by each call). */
+  idleTicks: number;
   watcher: NodeJS.Timeout | undefined;
   /** Ends the call in flight with the watcher's reason. */
   abort?: (failure: ScriptFailure) => void;
@@ -78,6 +80,11 @@ const WATCH_MS = 200;
 const TICKS_PER_SECOND = 100;
 /** CPU time within one sample above which a process past its after-answer budget counts as still working (25%). */
 const BUSY_TICKS_PER_SAMPLE = Math.max(1, Math.round((WATCH_MS / 1000) * TICKS_PER_SECOND * 0.25));
+/**
+ * CPU time a process may use in all once its after-answer budget ran out: 100 ms plus 2% of the time since
+ * (an idle workerd uses next to none), so work that trickles (a little CPU per sample) is stopped too.
+ */
+const IDLE_TICKS_ALLOWED = (msSinceBudget: number) => 10 + ((msSinceBudget / 1000) * TICKS_PER_SECOND) / 50;
 
 /**
  * Runs integration scripts in workerd (through miniflare), never in the server's V8 context. Each
@@ -214,7 +221,15 @@ export class ScriptSandbox implements OnApplicationShutdown {
     const rss = kb ? Number(kb) * 1024 : 0;
     if (rss > this.limits.memoryBytes) {
       await this.stop(instance, new ScriptFailure('memory', `the script used more than ${Math.round(this.limits.memoryBytes / 1048576)} MB of memory`));
-    } else if (!instance.busy && Date.now() - instance.answeredAt > this.limits.afterAnswerMs && used >= BUSY_TICKS_PER_SAMPLE) {
+      return;
+    }
+    const sinceBudget = Date.now() - instance.answeredAt - this.limits.afterAnswerMs;
+    if (instance.busy || sinceBudget <= 0) {
+      instance.idleTicks = 0;
+      return;
+    }
+    instance.idleTicks += used;
+    if (used >= BUSY_TICKS_PER_SAMPLE || instance.idleTicks > IDLE_TICKS_ALLOWED(sinceBudget)) {
       await this.stop(instance, new ScriptFailure('after-answer', `the script kept working more than ${this.limits.afterAnswerMs} ms after its answer`));
     }
   }
@@ -282,6 +297,7 @@ export class ScriptSandbox implements OnApplicationShutdown {
       busy: false,
       answeredAt: Date.now(),
       cpuTicks: undefined,
+      idleTicks: 0,
       watcher: undefined,
     };
     let sampling = false;
