@@ -3,11 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
+import { NotForScripts } from '../common/access/script-access';
 
 /** Kubernetes probes: liveness never touches the database; readiness pings it. */
 @ApiTags('health')
 @Public()
 @RateLimitExempt()
+@NotForScripts()
 @Controller('health')
 export class HealthController {
   constructor(

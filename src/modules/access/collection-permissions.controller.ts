@@ -14,10 +14,12 @@ import { GrantsService } from './grants.service';
 import type { GrantTarget } from './grant.read-model';
 import { CollectionAccess } from './collection-access.service';
 import { CollectionAction, CurrentCollectionAccess } from './route-access.guard';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Explicit grants on a collection; every route needs `admin` on the collection. */
 @ApiTags('collections')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/collections/:collectionId/permissions')
 @CollectionAction('admin')
 export class CollectionPermissionsController {

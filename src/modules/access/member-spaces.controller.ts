@@ -10,9 +10,11 @@ import { User } from '../users/user.entity';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
 import { MemberSpaceJson, presentMemberSpace } from './member-space.presenter';
 import { MemberSpacesService } from './member-spaces.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/members/:userId/spaces')
 @OrgRole('guest')
 export class MemberSpacesController {

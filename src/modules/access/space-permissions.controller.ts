@@ -14,10 +14,12 @@ import { GrantsService } from './grants.service';
 import type { GrantTarget } from './grant.read-model';
 import { SpaceAccess } from './space-access.service';
 import { SpaceAction, CurrentSpaceAccess } from './route-access.guard';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Explicit grants on a space; every route needs `admin` on the space. */
 @ApiTags('spaces')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/permissions')
 @SpaceAction('admin')
 export class SpacePermissionsController {

@@ -36,6 +36,7 @@ import { ChangeRequestJson, ContentUpdateJson, presentChangeRequest, presentCont
 import { CONTENT_UPDATE_SCHEMA } from './change-request.schemas';
 import { ChangeRequestsService } from './change-requests.service';
 import { ContentUpdateQueryDto, UpdateChangeRequestContentDto } from './dto/change-request.dto';
+import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * The content of a change request (section 4.7): the reads of section 4.3 on its head revision, the
@@ -44,6 +45,7 @@ import { ContentUpdateQueryDto, UpdateChangeRequestContentDto } from './dto/chan
 @ApiTags('change-requests')
 @ApiBearerAuth()
 @ApiParam({ name: 'changeRequestId', description: 'The change request ID or its number in the space' })
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId/content')
 @SpaceAction(CHANGE_REQUEST_POLICY.read)
 export class ChangeRequestContentController {

@@ -17,12 +17,14 @@ import { ChangeRequestsService } from './change-requests.service';
 import { CreateChangeRequestDto, PdfDownloadQueryDto, PdfQueryDto, UpdateChangeRequestDto } from './dto/change-request.dto';
 import { ListChangeRequestsQueryDto } from './dto/list-change-requests-query.dto';
 import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 const ID_PARAM = { name: 'changeRequestId', description: 'The change request ID or its number in the space' };
 
 /** Change requests of a space (section 4.5). */
 @ApiTags('change-requests')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/change-requests')
 @SpaceAction(CHANGE_REQUEST_POLICY.read)
 export class ChangeRequestsController {

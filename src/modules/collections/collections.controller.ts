@@ -14,9 +14,11 @@ import { CollectionJson, presentCollection } from './collection.presenter';
 import { CollectionsService } from './collections.service';
 import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';
 import { MoveDto, TransferDto } from './dto/move.dto';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('collections')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1')
 export class CollectionsController {
   constructor(

@@ -13,6 +13,7 @@ import { CommentJson, CommentReplyJson, CommentResponses } from './comment.prese
 import { CommentsService } from './comments.service';
 import { PostCommentDto, PostCommentReplyDto, UpdateCommentDto, UpdateCommentReplyDto } from './dto/comment-body.dto';
 import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from './dto/comment-query.dto';
+import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Comments on a change request (section 4.6): the shapes and rules of the space's comments, on the
@@ -22,6 +23,7 @@ import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
 @ApiParam({ name: 'changeRequestId', description: 'The change request ID or its number in the space' })
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
 @SpaceAction('comment')
 export class ChangeRequestCommentsController {

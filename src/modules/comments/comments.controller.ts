@@ -13,11 +13,13 @@ import { CommentJson, CommentReplyJson, CommentResponses } from './comment.prese
 import { CommentsService } from './comments.service';
 import { PostCommentDto, PostCommentReplyDto, UpdateCommentDto, UpdateCommentReplyDto } from './dto/comment-body.dto';
 import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from './dto/comment-query.dto';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Comments on the space itself (section 4.4): reads need `view`, writes `comment` (the policy decides the rest). */
 @ApiTags('comments')
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
+@NotForScripts()
 @Controller('v1/spaces/:spaceId')
 @SpaceAction('comment')
 export class CommentsController {

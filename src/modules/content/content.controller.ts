@@ -12,16 +12,19 @@ import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /** The space's active content. */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/content')
 @SpaceAction(CONTENT_POLICY.read)
 export class ContentController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {

@@ -12,16 +12,19 @@ import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/revisions/:revisionId')
 @SpaceAction(CONTENT_POLICY.read)
 export class RevisionsController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(
@@ -97,6 +100,7 @@ export class RevisionsController {
   }
 
   @Get('page/:pageId')
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(

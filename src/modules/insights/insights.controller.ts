@@ -9,6 +9,7 @@ import { AggregateEventsDto } from './dto/aggregate-events.dto';
 import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
 import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
 import { InsightsService } from './insights.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Site insights (section 4.19). The public description puts every route behind a user's token
@@ -20,6 +21,7 @@ import { InsightsService } from './insights.service';
 @ApiParam({ name: 'organizationId' })
 @ApiParam({ name: 'siteId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId/insights')
 export class InsightsController {
   constructor(private readonly insights: InsightsService) {}

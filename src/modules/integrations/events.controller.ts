@@ -8,11 +8,13 @@ import type { User } from '../users/user.entity';
 import { presentEvent, presentEventWithTrace } from './event.presenter';
 import { EventsService } from './events.service';
 import { IntegrationNamePipe } from './integration-name.pipe';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** The events sent to an integration, for admins of its owner (what `gitbook tail` reads). */
 @ApiTags('integrations')
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
+@NotForScripts()
 @Controller('v1/integrations/:integrationName/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

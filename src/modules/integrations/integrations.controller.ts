@@ -13,9 +13,11 @@ import { PublishIntegrationDto } from './dto/publish-integration.dto';
 import { IntegrationJson, presentIntegration } from './integration.presenter';
 import { imageType, IntegrationsService } from './integrations.service';
 import { IntegrationNamePipe } from './integration-name.pipe';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('integrations')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/integrations')
 export class IntegrationsController {
   constructor(

@@ -8,6 +8,7 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 import { PublicEndpointService } from './public-endpoint.service';
 import { PublishedScriptsService } from './published-scripts.service';
 import type { ScriptResult } from './runtime/script-sandbox';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Response headers a script may not set on Quire's origin. */
 const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection', 'strict-transport-security']);
@@ -18,6 +19,7 @@ const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'c
  */
 @ApiExcludeController()
 @Public()
+@NotForScripts()
 @Controller('v1/integrations/:integrationName')
 export class PublicEndpointController {
   constructor(

@@ -6,11 +6,13 @@ import type { User } from '../users/user.entity';
 import { RenderIntegrationDto, RenderQueryDto } from './dto/render.dto';
 import { IntegrationNamePipe } from './integration-name.pipe';
 import { RenderService } from './render.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Rendering an integration's UI: the script's `ui_render` answer, as it gave it (section 2.24). */
 @ApiTags('integrations')
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
+@NotForScripts()
 @Controller('v1/integrations/:integrationName/render')
 export class RenderController {
   constructor(private readonly render: RenderService) {}

@@ -12,6 +12,7 @@ import type { SpaceAccess } from '../access/space-access.service';
 import type { User } from '../users/user.entity';
 import { presentIntegration } from './integration.presenter';
 import { SpaceIntegrationsService } from './space-integrations.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 export class SpaceIntegrationsQueryDto {
   @ApiPropertyOptional({ description: 'Filter by name' })
@@ -26,6 +27,7 @@ export class SpaceIntegrationsQueryDto {
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
 @SpaceAction('view')
+@NotForScripts()
 @Controller('v1/spaces/:spaceId')
 export class SpaceIntegrationsController {
   constructor(

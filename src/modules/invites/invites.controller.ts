@@ -5,12 +5,14 @@ import { CurrentMembership, OrgRole } from '../organizations/organization-member
 import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
 import { InviteResultJson, presentInviteResult } from './invite.presenter';
 import { InvitesService } from './invites.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @ApiExtraModels(InviteeDto)
 @OrgRole('admin')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/invites')
 export class InvitesController {
   constructor(private readonly invites: InvitesService) {}

@@ -10,6 +10,7 @@ import { User } from '../users/user.entity';
 import { ownEmail } from '../users/user.policy';
 import { presentPendingInvite } from './invite.presenter';
 import { InvitesService } from './invites.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 const PENDING_INVITE_SCHEMA = {
   type: 'object',
@@ -31,6 +32,7 @@ const PENDING_INVITE_SCHEMA = {
  */
 @ApiTags('users')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/user/invites')
 export class UserInvitesController {
   constructor(

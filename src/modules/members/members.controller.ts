@@ -11,11 +11,13 @@ import { UpdateMemberDto } from './dto/update-member.dto';
 import { MemberJson, presentMember, presentVisitorClaims, VisitorClaimsJson } from './member.presenter';
 import type { MemberRow } from './member.read-model';
 import { MembersService } from './members.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('guest')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class MembersController {
   constructor(

@@ -16,6 +16,7 @@ import {
   presentOpenApiSpecVersion,
 } from './openapi-spec.presenter';
 import { OpenApiSpecsService, VersionSelector } from './openapi-specs.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Versions of a specification (section 4.18): immutable, newest first, by id or `latest`. */
 @ApiTags('openapi')
@@ -23,6 +24,7 @@ import { OpenApiSpecsService, VersionSelector } from './openapi-specs.service';
 @ApiParam({ name: 'organizationId' })
 @ApiParam({ name: 'specSlug' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/openapi/:specSlug/versions')
 export class OpenApiSpecVersionsController {
   constructor(

@@ -21,6 +21,7 @@ import { OpenApiSpec } from './openapi-spec.entity';
 import { openApiSpecPermissions } from './openapi-spec.policy';
 import { OpenApiSpecJson, presentOpenApiSpec } from './openapi-spec.presenter';
 import { OpenApiSpecsService } from './openapi-specs.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * OpenAPI specifications of an organization. Members (not guests) read them; creating and changing
@@ -31,6 +32,7 @@ import { OpenApiSpecsService } from './openapi-specs.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/openapi')
 export class OpenApiSpecsController {
   constructor(

@@ -14,9 +14,11 @@ import { CurrentMembership, OrgRole } from './organization-member.guard';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationJson, presentOrganization } from './organization.presenter';
 import { OrganizationsService } from './organizations.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('organizations')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/orgs')
 export class OrganizationsController {
   constructor(

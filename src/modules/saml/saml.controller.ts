@@ -13,11 +13,13 @@ import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provide
 import { presentSamlProvider, presentSsoLogin, SamlProviderJson, SsoLoginJson } from './saml-provider.presenter';
 import { SamlProviderRow } from './saml-provider.read-model';
 import { SamlService } from './saml.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('sso')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('admin')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class SamlController {
   constructor(

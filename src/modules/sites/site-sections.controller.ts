@@ -21,12 +21,14 @@ import {
 import { presentSection, presentSectionGroup, SiteSectionGroupJson, SiteSectionJson } from './site.presenter';
 import type { SectionGroupRow, SectionRow, SiteView } from './site.read-model';
 import { SiteStructureService } from './site-structure.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Sections and section groups (sections 4.11, 4.12): members read; changes need the `create` role. */
 @ApiTags('sites')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId')
 export class SiteSectionsController {
   constructor(

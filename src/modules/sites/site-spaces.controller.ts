@@ -12,12 +12,14 @@ import { presentSiteSpace, SiteSpaceJson } from './site.presenter';
 import type { SiteSpaceRow, SiteView } from './site.read-model';
 import { SiteStructureService } from './site-structure.service';
 import { SitesService } from './sites.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** Site spaces (section 4.10): members read; changes need the `create` role (the site policy). */
 @ApiTags('sites')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId/site-spaces')
 export class SiteSpacesController {
   constructor(

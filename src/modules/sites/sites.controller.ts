@@ -34,6 +34,7 @@ import {
 import type { SiteRow, SiteView } from './site.read-model';
 import { SiteStructureService, StructureItemRow } from './site-structure.service';
 import { SitesService } from './sites.service';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /**
  * Sites (section 4.9) and the neighbouring operations of the public description: unpublish, share
@@ -43,6 +44,7 @@ import { SitesService } from './sites.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites')
 export class SitesController {
   constructor(
@@ -118,6 +120,7 @@ export class SitesController {
   // --- adaptive content ------------------------------------------------------------------------------
 
   @Get(':siteId/adaptive-schema')
+  @ScriptScope('site:adaptive:read', 'site:adaptive:write')
   @ApiOperation({ operationId: 'getSiteAdaptiveSchema', summary: "The site's visitor schema" })
   @ApiOkResponse({ schema: publicSchema('SiteAdaptiveSchema') })
   async adaptiveSchema(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string) {
@@ -127,6 +130,7 @@ export class SitesController {
 
   @Put(':siteId/adaptive-schema')
   @OrgRole('admin')
+  @ScriptScope('site:adaptive:write')
   @ApiOperation({ operationId: 'updateSiteAdaptiveSchema', summary: "Replace the site's visitor schema (JSON Schema draft-07 of boolean claims)" })
   @ApiOkResponse({ schema: publicSchema('SiteAdaptiveSchema') })
   async setAdaptiveSchema(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: UpdateAdaptiveSchemaDto) {

@@ -10,10 +10,12 @@ import { CollectionAction, CurrentCollectionAccess } from '../access/route-acces
 import { User } from '../users/user.entity';
 import { presentSpace } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /** The spaces of a collection: a collections route, served here because it lists spaces. */
 @ApiTags('collections')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/collections/:collectionId/spaces')
 export class CollectionSpacesController {
   constructor(

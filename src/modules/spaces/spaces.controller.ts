@@ -15,9 +15,11 @@ import { User } from '../users/user.entity';
 import { CreateSpaceDto, GetSpaceQueryDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
 import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
+import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
 
 @ApiTags('spaces')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1')
 export class SpacesController {
   constructor(
@@ -28,6 +30,7 @@ export class SpacesController {
   @Get('orgs/:organizationId/spaces')
   @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
+  @ScriptScopeOnAllSpaces('space:metadata:read', 'space:metadata:write')
   @ApiOperation({ operationId: 'listSpacesInOrganizationById', summary: 'List the spaces of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Space') })
   async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Query() query: ListQueryDto) {
@@ -54,6 +57,7 @@ export class SpacesController {
 
   @Get('spaces/:spaceId')
   @SpaceAction('view')
+  @ScriptScope('space:metadata:read', 'space:metadata:write', 'space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getSpaceById', summary: 'Get a space by its ID' })
   @ApiOkResponse({ schema: publicSchema('Space') })
   async get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): Promise<SpaceJson> {

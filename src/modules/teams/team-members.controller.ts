@@ -14,11 +14,13 @@ import { TeamMembersService } from './team-members.service';
 import { teamMemberPermissions, teamPermissions } from './team.policy';
 import { presentMemberTeam, presentTeamMembership } from './team.presenter';
 import { TeamsService } from './teams.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('teams')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class TeamMembersController {
   constructor(

@@ -10,11 +10,13 @@ import { teamPermissions } from './team.policy';
 import { presentTeam, TeamJson } from './team.presenter';
 import type { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('teams')
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/teams')
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}

@@ -12,6 +12,7 @@ import { TranslationSettings } from './translation-settings.entity';
 import { translationSettingsPermissions } from './translation-settings.policy';
 import { presentTranslationSettings, TranslationSettingsJson } from './translation-settings.presenter';
 import { TranslationsService } from './translations.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Translation settings follow section 2.18 of the API description, which differs from the public
@@ -37,6 +38,7 @@ const SETTINGS_SCHEMA = {
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/translations')
 export class TranslationsController {
   constructor(

@@ -7,9 +7,11 @@ import { presentUser, UserJson } from './user.presenter';
 import { User } from './user.entity';
 import { ownEmail } from './user.policy';
 import { UsersService } from './users.service';
+import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('users')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1')
 export class UsersController {
   constructor(

@@ -8,9 +8,11 @@ import { ImportResult, WebsiteImportService } from './website-import.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
+import { NotForScripts } from '../../../common/access/script-access';
 
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/content/import')
 @SpaceAction(CONTENT_POLICY.import)
 export class ImportController {

@@ -10,10 +10,12 @@ import { LinksService } from './links.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
+import { NotForScripts } from '../../../common/access/script-access';
 
 /** Links of the active revision, classified `ok`, `broken` or `in-app`, and backlinks of files. */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId')
 @SpaceAction(CONTENT_POLICY.read)
 export class LinksController {

@@ -7,9 +7,11 @@ import { SearchService } from './search.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
+import { NotForScripts } from '../../../common/access/script-access';
 
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/search')
 @SpaceAction(CONTENT_POLICY.read)
 export class SearchController {

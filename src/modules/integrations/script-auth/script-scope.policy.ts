@@ -1,30 +1,64 @@
+import type { ScriptAccessDeclaration } from '../../../common/access/script-access';
 import type { ScriptPrincipal } from './script-principal';
 
-export type ScopeDecision = 'allow' | 'forbidden';
+/** `allow`, or why a script token is refused (403). */
+export type ScriptDecision = 'allow' | string;
+
+/** Something a request names, checked against the installation (`ScriptScopeGuard.requireInside`). */
+export interface ScriptTarget {
+  kind: 'organization' | 'space' | 'site' | 'collection' | 'installation';
+  id: string;
+}
 
 /**
- * What a script token may call, by route family and method (pure: the guard supplies the facts).
- * Reads of a space need a `space:*:read` (or write) scope, writes a `space:*:write`; sites the same
- * with `site:*`; the installation's organization may be read with any scope and never written;
- * the integration's own routes are open to it; everything else (the user's other organizations,
- * `/v1/user`, other integrations) is beyond a script's scope.
+ * Body fields that name an organization, space, site or collection in this API's DTOs
+ * (`organization`: install, transfer of spaces and collections, create in an organization;
+ * `space`/`spaceId`: install on a space, site spaces, translations; `siteId`/`site`: install on a
+ * site; `parent`: move of spaces and collections, a collection id). They are checked like path
+ * parameters, whatever the route.
  */
-export function scriptScopeDecision(
-  principal: ScriptPrincipal,
-  route: { family: 'space' | 'site' | 'organization' | 'own-integration' | 'other'; write: boolean },
-): ScopeDecision {
-  const has = (prefix: string, write: boolean) =>
-    principal.scopes.some((scope) => scope.startsWith(prefix) && (write ? scope.endsWith(':write') || scope.endsWith(':inject') : true));
-  switch (route.family) {
-    case 'own-integration':
-      return 'allow';
-    case 'space':
-      return has('space:', route.write) ? 'allow' : 'forbidden';
-    case 'site':
-      return has('site:', route.write) ? 'allow' : 'forbidden';
-    case 'organization':
-      return route.write ? 'forbidden' : 'allow';
-    default:
-      return 'forbidden';
+const BODY_TARGETS: Record<string, ScriptTarget['kind']> = {
+  organization: 'organization',
+  organizationId: 'organization',
+  space: 'space',
+  spaceId: 'space',
+  site: 'site',
+  siteId: 'site',
+  parent: 'collection',
+  collection: 'collection',
+  collectionId: 'collection',
+};
+
+export function scriptBodyTargets(body: unknown): ScriptTarget[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  return Object.entries(body as Record<string, unknown>).flatMap(([field, value]) =>
+    BODY_TARGETS[field] && typeof value === 'string' && value !== '' ? [{ kind: BODY_TARGETS[field], id: value }] : [],
+  );
+}
+
+/** What a script may change on its own installation (`PATCH …/installations/{id}`): never its selections. */
+export const SCRIPT_INSTALLATION_FIELDS = ['configuration', 'externalIds'];
+
+/**
+ * What a script token may call, from the route's declaration (pure: the guard has already checked
+ * that everything the request names is inside the installation). No declaration is `none`.
+ */
+export function scriptAccessDecision(
+  principal: Pick<ScriptPrincipal, 'scopes' | 'spaceSelection'>,
+  declaration: ScriptAccessDeclaration | undefined,
+  request: { method: string; installationRoute: boolean; body: unknown },
+): ScriptDecision {
+  if (!declaration || declaration.script === 'none') return 'the route is not callable with a script token';
+  if (declaration.script === 'installation') {
+    if (request.installationRoute && request.method === 'PATCH' && request.body && typeof request.body === 'object') {
+      const other = Object.keys(request.body).filter((field) => !SCRIPT_INSTALLATION_FIELDS.includes(field));
+      if (other.length > 0) return `a script changes only the configuration and externalIds of its installation, not ${other.join(', ')}`;
+    }
+    return 'allow';
   }
+  if (!declaration.anyOf.some((scope) => principal.scopes.includes(scope))) {
+    return `the installation was not granted any of the scopes ${declaration.anyOf.join(', ')}`;
+  }
+  if (declaration.allSpaces && principal.spaceSelection !== 'all') return 'the installation covers selected spaces, not the organization';
+  return 'allow';
 }
