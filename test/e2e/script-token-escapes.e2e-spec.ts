@@ -160,6 +160,26 @@ describe('script tokens: the escapes of issue 31 stay shut', () => {
     expect((await t.http.get(script.base).set(...b.admin.auth)).body['x-quire-scopes']).toMatchObject({ granted: ['site:adaptive:read'], consent: 'granted' });
   });
 
+  it('a republish asking for site:script:inject injects nothing until an admin grants it', async () => {
+    const space = await createSpace(t, b);
+    const script = await installed('escape-inject', [], space);
+    const injected = async () =>
+      (
+        await t.http
+          .get(`/v1/spaces/${space.id}/integration-scripts`)
+          .set(...b.admin.auth)
+          .expect(200)
+      ).body as { script: string; cookies: boolean }[];
+    await publishScript(t, admin(), a.id, 'escape-inject', SCRIPT, { scopes: ['site:script:inject', 'site:script:cookies'] });
+    expect(await injected()).toEqual([]);
+    await t.http
+      .post(`${script.base}/scopes`)
+      .set(...b.admin.auth)
+      .send({ scopes: ['site:script:inject'] })
+      .expect(200);
+    expect(await injected()).toEqual([{ script: expect.stringContaining('/installations/'), cookies: false }]);
+  });
+
   it('grants are checked: admins only, scopes from the public list', async () => {
     const script = await installed('escape-grants', ['space:content:read']);
     expectErrorEnvelope(
