@@ -49,6 +49,10 @@ describe('script access decisions', () => {
     ]);
     expect(scriptBodyTargets([{ organization: 'o2' }])).toEqual([]);
     expect(scriptBodyTargets({ parent: null })).toEqual([]);
+    expect(scriptBodyTargets({ spaces: ['s1', 3, 's2'] })).toEqual([
+      { kind: 'space', id: 's1' },
+      { kind: 'space', id: 's2' },
+    ]);
   });
 });
 

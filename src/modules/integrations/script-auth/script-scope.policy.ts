@@ -13,9 +13,9 @@ export interface ScriptTarget {
 /**
  * Body fields that name an organization, space, site or collection in this API's DTOs
  * (`organization`: install, transfer of spaces and collections, create in an organization;
- * `space`/`spaceId`: install on a space, site spaces, translations; `siteId`/`site`: install on a
- * site; `parent`: move of spaces and collections, a collection id). They are checked like path
- * parameters, whatever the route.
+ * `space`/`spaceId`/`spaces`: install on a space, site spaces, a new site's spaces, translations,
+ * moves; `siteId`/`site`: install on a site; `parent`/`collection`: create and move of spaces and
+ * collections, a collection id). They are checked like path parameters, whatever the route.
  */
 const BODY_TARGETS: Record<string, ScriptTarget['kind']> = {
   organization: 'organization',
@@ -27,13 +27,18 @@ const BODY_TARGETS: Record<string, ScriptTarget['kind']> = {
   parent: 'collection',
   collection: 'collection',
   collectionId: 'collection',
+  // Lists of ids: the spaces a new site shows.
+  spaces: 'space',
 };
 
 export function scriptBodyTargets(body: unknown): ScriptTarget[] {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
-  return Object.entries(body as Record<string, unknown>).flatMap(([field, value]) =>
-    BODY_TARGETS[field] && typeof value === 'string' && value !== '' ? [{ kind: BODY_TARGETS[field], id: value }] : [],
-  );
+  return Object.entries(body as Record<string, unknown>).flatMap(([field, value]) => {
+    const kind = BODY_TARGETS[field];
+    if (!kind) return [];
+    const ids = Array.isArray(value) ? value : [value];
+    return ids.filter((id): id is string => typeof id === 'string' && id !== '').map((id) => ({ kind, id }));
+  });
 }
 
 /** What a script may change on its own installation (`PATCH …/installations/{id}`): never its selections. */
