@@ -62,6 +62,7 @@ export class ScriptScopeGuard implements CanActivate {
       method: request.method,
       installationRoute: params.installationId !== undefined && params.spaceId === undefined && params.siteId === undefined,
       body: request.body,
+      expandsSpaces: request.query.extended === 'true' && /\/spaces\b/.test(request.route?.path ?? ''),
     });
     if (decision !== 'allow') throw forbidden(decision);
     return true;

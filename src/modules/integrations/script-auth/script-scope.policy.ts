@@ -41,6 +41,9 @@ export function scriptBodyTargets(body: unknown): ScriptTarget[] {
   });
 }
 
+/** The scopes that let a script read a space's metadata (as `getSpaceById` declares). */
+const SPACE_READ_SCOPES = ['space:metadata:read', 'space:metadata:write', 'space:content:read', 'space:content:write'];
+
 /** What a script may change on its own installation (`PATCH …/installations/{id}`): never its selections. */
 export const SCRIPT_INSTALLATION_FIELDS = ['configuration', 'externalIds'];
 
@@ -51,10 +54,14 @@ export const SCRIPT_INSTALLATION_FIELDS = ['configuration', 'externalIds'];
 export function scriptAccessDecision(
   principal: Pick<ScriptPrincipal, 'scopes' | 'spaceSelection'>,
   declaration: ScriptAccessDeclaration | undefined,
-  request: { method: string; installationRoute: boolean; body: unknown },
+  request: { method: string; installationRoute: boolean; body: unknown; expandsSpaces?: boolean },
 ): ScriptDecision {
   if (!declaration || declaration.script === 'none') return 'the route is not callable with a script token';
   if (declaration.script === 'installation') {
+    // `?extended=true` turns space installations into Space objects: a read of the spaces themselves.
+    if (request.expandsSpaces && !SPACE_READ_SCOPES.some((scope) => principal.scopes.includes(scope))) {
+      return `extended=true shows the spaces, which needs one of the scopes ${SPACE_READ_SCOPES.join(', ')}`;
+    }
     if (request.installationRoute && request.method === 'PATCH' && request.body && typeof request.body === 'object') {
       const other = Object.keys(request.body).filter((field) => !SCRIPT_INSTALLATION_FIELDS.includes(field));
       if (other.length > 0) return `a script changes only the configuration and externalIds of its installation, not ${other.join(', ')}`;
