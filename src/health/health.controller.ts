@@ -1,9 +1,9 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { NotForScripts } from '../common/access/script-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
-import { NotForScripts } from '../common/access/script-access';
 
 /** Kubernetes probes: liveness never touches the database; readiness pings it. */
 @ApiTags('health')

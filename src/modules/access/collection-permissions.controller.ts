@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -14,7 +15,6 @@ import { GrantsService } from './grants.service';
 import type { GrantTarget } from './grant.read-model';
 import { CollectionAccess } from './collection-access.service';
 import { CollectionAction, CurrentCollectionAccess } from './route-access.guard';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Explicit grants on a collection; every route needs `admin` on the collection. */
 @ApiTags('collections')

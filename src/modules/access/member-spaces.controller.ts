@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -10,7 +11,6 @@ import { User } from '../users/user.entity';
 import { MemberSpacesQueryDto } from './dto/member-spaces-query.dto';
 import { MemberSpaceJson, presentMemberSpace } from './member-space.presenter';
 import { MemberSpacesService } from './member-spaces.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -36,7 +37,6 @@ import { ChangeRequestJson, ContentUpdateJson, presentChangeRequest, presentCont
 import { CONTENT_UPDATE_SCHEMA } from './change-request.schemas';
 import { ChangeRequestsService } from './change-requests.service';
 import { ContentUpdateQueryDto, UpdateChangeRequestContentDto } from './dto/change-request.dto';
-import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * The content of a change request (section 4.7): the reads of section 4.3 on its head revision, the

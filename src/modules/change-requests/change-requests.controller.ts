@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -17,7 +18,6 @@ import { ChangeRequestsService } from './change-requests.service';
 import { CreateChangeRequestDto, PdfDownloadQueryDto, PdfQueryDto, UpdateChangeRequestDto } from './dto/change-request.dto';
 import { ListChangeRequestsQueryDto } from './dto/list-change-requests-query.dto';
 import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 const ID_PARAM = { name: 'changeRequestId', description: 'The change request ID or its number in the space' };
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -14,7 +15,6 @@ import { CollectionJson, presentCollection } from './collection.presenter';
 import { CollectionsService } from './collections.service';
 import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';
 import { MoveDto, TransferDto } from './dto/move.dto';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('collections')
 @ApiBearerAuth()

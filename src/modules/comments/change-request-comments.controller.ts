@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -13,7 +14,6 @@ import { CommentJson, CommentReplyJson, CommentResponses } from './comment.prese
 import { CommentsService } from './comments.service';
 import { PostCommentDto, PostCommentReplyDto, UpdateCommentDto, UpdateCommentReplyDto } from './dto/comment-body.dto';
 import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from './dto/comment-query.dto';
-import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Comments on a change request (section 4.6): the shapes and rules of the space's comments, on the

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -12,7 +13,6 @@ import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
-import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /** The space's active content. */
 @ApiTags('content')

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
 import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
@@ -12,7 +13,6 @@ import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
-import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')

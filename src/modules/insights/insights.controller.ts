@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -9,7 +10,6 @@ import { AggregateEventsDto } from './dto/aggregate-events.dto';
 import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
 import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
 import { InsightsService } from './insights.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Site insights (section 4.19). The public description puts every route behind a user's token

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -8,7 +9,6 @@ import type { User } from '../users/user.entity';
 import { presentEvent, presentEventWithTrace } from './event.presenter';
 import { EventsService } from './events.service';
 import { IntegrationNamePipe } from './integration-name.pipe';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** The events sent to an integration, for admins of its owner (what `gitbook tail` reads). */
 @ApiTags('integrations')

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptInstallationRoute } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -33,7 +34,6 @@ import {
 } from './installation.presenter';
 import { InstallationsService } from './installations.service';
 import { CurrentScript, type ScriptPrincipal } from './script-auth/script-principal';
-import { NotForScripts, ScriptInstallationRoute } from '../../common/access/script-access';
 
 /** The public `IntegrationInstallation` with Quire's `x-quire-scopes`. */
 const INSTALLATION_SCHEMA = {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { Public } from '../../common/auth/public.decorator';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -13,7 +14,6 @@ import { PublishIntegrationDto } from './dto/publish-integration.dto';
 import { IntegrationJson, presentIntegration } from './integration.presenter';
 import { imageType, IntegrationsService } from './integrations.service';
 import { IntegrationNamePipe } from './integration-name.pipe';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('integrations')
 @ApiBearerAuth()

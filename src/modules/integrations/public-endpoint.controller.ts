@@ -1,4 +1,5 @@
 import { All, Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { NotForScripts } from '../../common/access/script-access';
 import { integrationError } from './integration.errors';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -8,7 +9,6 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 import { PublicEndpointService } from './public-endpoint.service';
 import { PublishedScriptsService } from './published-scripts.service';
 import type { ScriptResult } from './runtime/script-sandbox';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Response headers a script may not set on Quire's origin. */
 const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection', 'strict-transport-security']);

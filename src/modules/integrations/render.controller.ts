@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import type { User } from '../users/user.entity';
 import { RenderIntegrationDto, RenderQueryDto } from './dto/render.dto';
 import { IntegrationNamePipe } from './integration-name.pipe';
 import { RenderService } from './render.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Rendering an integration's UI: the script's `ui_render` answer, as it gave it (section 2.24). */
 @ApiTags('integrations')

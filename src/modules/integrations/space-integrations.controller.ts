@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -12,7 +13,6 @@ import type { SpaceAccess } from '../access/space-access.service';
 import type { User } from '../users/user.entity';
 import { presentIntegration } from './integration.presenter';
 import { SpaceIntegrationsService } from './space-integrations.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 export class SpaceIntegrationsQueryDto {
   @ApiPropertyOptional({ description: 'Filter by name' })

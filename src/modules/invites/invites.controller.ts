@@ -1,11 +1,11 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
 import { InviteResultJson, presentInviteResult } from './invite.presenter';
 import { InvitesService } from './invites.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()

@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { listSchemaOf, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -10,7 +11,6 @@ import { User } from '../users/user.entity';
 import { ownEmail } from '../users/user.policy';
 import { presentPendingInvite } from './invite.presenter';
 import { InvitesService } from './invites.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 const PENDING_INVITE_SCHEMA = {
   type: 'object',

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
@@ -11,7 +12,6 @@ import { UpdateMemberDto } from './dto/update-member.dto';
 import { MemberJson, presentMember, presentVisitorClaims, VisitorClaimsJson } from './member.presenter';
 import type { MemberRow } from './member.read-model';
 import { MembersService } from './members.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('members')
 @ApiBearerAuth()

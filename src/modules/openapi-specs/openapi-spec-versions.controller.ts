@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -16,7 +17,6 @@ import {
   presentOpenApiSpecVersion,
 } from './openapi-spec.presenter';
 import { OpenApiSpecsService, VersionSelector } from './openapi-specs.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Versions of a specification (section 4.18): immutable, newest first, by id or `latest`. */
 @ApiTags('openapi')

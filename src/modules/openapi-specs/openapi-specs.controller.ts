@@ -10,6 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -21,7 +22,6 @@ import { OpenApiSpec } from './openapi-spec.entity';
 import { openApiSpecPermissions } from './openapi-spec.policy';
 import { OpenApiSpecJson, presentOpenApiSpec } from './openapi-spec.presenter';
 import { OpenApiSpecsService } from './openapi-specs.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * OpenAPI specifications of an organization. Members (not guests) read them; creating and changing

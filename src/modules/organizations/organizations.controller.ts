@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -14,7 +15,6 @@ import { CurrentMembership, OrgRole } from './organization-member.guard';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationJson, presentOrganization } from './organization.presenter';
 import { OrganizationsService } from './organizations.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('organizations')
 @ApiBearerAuth()

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -13,7 +14,6 @@ import { CreateSamlProviderDto, UpdateSamlProviderDto } from './dto/saml-provide
 import { presentSamlProvider, presentSsoLogin, SamlProviderJson, SsoLoginJson } from './saml-provider.presenter';
 import { SamlProviderRow } from './saml-provider.read-model';
 import { SamlService } from './saml.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('sso')
 @ApiBearerAuth()

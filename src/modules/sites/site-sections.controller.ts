@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -21,7 +22,6 @@ import {
 import { presentSection, presentSectionGroup, SiteSectionGroupJson, SiteSectionJson } from './site.presenter';
 import type { SectionGroupRow, SectionRow, SiteView } from './site.read-model';
 import { SiteStructureService } from './site-structure.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Sections and section groups (sections 4.11, 4.12): members read; changes need the `create` role. */
 @ApiTags('sites')

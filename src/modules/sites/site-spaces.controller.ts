@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -12,7 +13,6 @@ import { presentSiteSpace, SiteSpaceJson } from './site.presenter';
 import type { SiteSpaceRow, SiteView } from './site.read-model';
 import { SiteStructureService } from './site-structure.service';
 import { SitesService } from './sites.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** Site spaces (section 4.10): members read; changes need the `create` role (the site policy). */
 @ApiTags('sites')

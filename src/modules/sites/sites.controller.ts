@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -34,7 +35,6 @@ import {
 import type { SiteRow, SiteView } from './site.read-model';
 import { SiteStructureService, StructureItemRow } from './site-structure.service';
 import { SitesService } from './sites.service';
-import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 
 /**
  * Sites (section 4.9) and the neighbouring operations of the public description: unpublish, share

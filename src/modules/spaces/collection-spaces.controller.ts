@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -10,7 +11,6 @@ import { CollectionAction, CurrentCollectionAccess } from '../access/route-acces
 import { User } from '../users/user.entity';
 import { presentSpace } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /** The spaces of a collection: a collections route, served here because it lists spaces. */
 @ApiTags('collections')

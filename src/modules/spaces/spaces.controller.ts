@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -15,7 +16,6 @@ import { User } from '../users/user.entity';
 import { CreateSpaceDto, GetSpaceQueryDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
 import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
-import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
 
 @ApiTags('spaces')
 @ApiBearerAuth()

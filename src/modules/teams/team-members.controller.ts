@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -14,7 +15,6 @@ import { TeamMembersService } from './team-members.service';
 import { teamMemberPermissions, teamPermissions } from './team.policy';
 import { presentMemberTeam, presentTeamMembership } from './team.presenter';
 import { TeamsService } from './teams.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('teams')
 @ApiBearerAuth()

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
@@ -10,7 +11,6 @@ import { teamPermissions } from './team.policy';
 import { presentTeam, TeamJson } from './team.presenter';
 import type { TeamRow } from './team.read-model';
 import { TeamsService } from './teams.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('teams')
 @ApiBearerAuth()

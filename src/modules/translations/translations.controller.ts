@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { listSchemaOf } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -12,7 +13,6 @@ import { TranslationSettings } from './translation-settings.entity';
 import { translationSettingsPermissions } from './translation-settings.policy';
 import { presentTranslationSettings, TranslationSettingsJson } from './translation-settings.presenter';
 import { TranslationsService } from './translations.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 /**
  * Translation settings follow section 2.18 of the API description, which differs from the public

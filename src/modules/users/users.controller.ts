@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { AppConfig } from '../../config/app-config';
@@ -7,7 +8,6 @@ import { presentUser, UserJson } from './user.presenter';
 import { User } from './user.entity';
 import { ownEmail } from './user.policy';
 import { UsersService } from './users.service';
-import { NotForScripts } from '../../common/access/script-access';
 
 @ApiTags('users')
 @ApiBearerAuth()

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
 import { IMPORT_RESULT_SCHEMA } from '../content.schemas';
@@ -8,7 +9,6 @@ import { ImportResult, WebsiteImportService } from './website-import.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
-import { NotForScripts } from '../../../common/access/script-access';
 
 @ApiTags('content')
 @ApiBearerAuth()

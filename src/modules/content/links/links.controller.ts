@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
@@ -10,7 +11,6 @@ import { LinksService } from './links.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
-import { NotForScripts } from '../../../common/access/script-access';
 
 /** Links of the active revision, classified `ok`, `broken` or `in-app`, and backlinks of files. */
 @ApiTags('content')

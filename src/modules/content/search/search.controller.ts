@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { publicListSchema } from '../../../common/openapi/public-schema';
 import { SearchQueryDto } from '../dto/search-query.dto';
 import { presentSearchResults, SearchResultsJson } from './search.presenter';
@@ -7,7 +8,6 @@ import { SearchService } from './search.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
-import { NotForScripts } from '../../../common/access/script-access';
 
 @ApiTags('content')
 @ApiBearerAuth()
