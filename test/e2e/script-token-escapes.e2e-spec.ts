@@ -289,6 +289,17 @@ describe('script tokens: the escapes of issue 31 stay shut', () => {
       .set(...script.auth)
       .expect(200);
     expect(list.body.items.map((i: { id: string }) => i.id)).toEqual([script.id]);
+    // Another integration's installations are beyond it, even in its own organization.
+    await installed('escape-neighbour', []);
+    expectErrorEnvelope(await t.http.get('/v1/integrations/escape-neighbour/installations').set(...script.auth), 403);
+    // Its space installations by id, not the spaces themselves (their titles need a space scope).
+    const spaces = await t.http
+      .get(`${script.base}/spaces`)
+      .set(...script.auth)
+      .expect(200);
+    expect(spaces.body.items.map((i: { space: unknown }) => i.space)).toEqual([bSpace.id]);
+    expectErrorEnvelope(await t.http.get(`${script.base}/spaces?extended=true`).set(...script.auth), 403);
+    expectErrorEnvelope(await t.http.get('/v1/integrations/escape-zero/spaces?extended=true').set(...script.auth), 403);
   });
 
   it('updates its own space and site installations (a save action), not those it is not installed on', async () => {
