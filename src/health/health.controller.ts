@@ -1,6 +1,7 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { NotForScripts } from '../common/access/script-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
 
@@ -8,6 +9,7 @@ import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorato
 @ApiTags('health')
 @Public()
 @RateLimitExempt()
+@NotForScripts()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -80,14 +80,14 @@ describe('integrations: script tokens, scoped to the installation and the manife
     return (await res.json()) as { results: number[]; integrationToken: string };
   };
 
-  it('reads an installed space of its organization, and nothing of another organization (404) even when the installer administers it', async () => {
+  it('reads an installed space of its organization, and nothing of another organization (404) even when the installer administers it; the organization itself is not a script route (403)', async () => {
     const { results } = await probe([
       ['GET', `/v1/spaces/${mine.id}`],
       ['GET', `/v1/spaces/${foreign.id}`],
       ['GET', `/v1/orgs/${other.id}`],
       ['GET', `/v1/orgs/${org.id}`],
     ]);
-    expect(results).toEqual([200, 404, 404, 200]);
+    expect(results).toEqual([200, 404, 404, 403]);
   }, 60_000);
 
   it('cannot reach a space the installation does not cover (404), nor write beyond its read scope (403), nor routes outside any installation (403)', async () => {

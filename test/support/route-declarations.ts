@@ -2,6 +2,8 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { ROUTE_ACCESS_EXTENSION, SCOPED_PARAMS, type RouteAccessDeclaration } from '../../src/common/access/route-access';
+import { SCRIPT_ACCESS_EXTENSION, type ScriptAccessDeclaration } from '../../src/common/access/script-access';
+import { IS_PUBLIC } from '../../src/common/auth/public.decorator';
 import { RouteAccessGuard } from '../../src/modules/access/route-access.guard';
 import { OrganizationMemberGuard } from '../../src/modules/organizations/organization-member.guard';
 
@@ -23,6 +25,10 @@ export interface DeclaredRoute {
   access: RouteAccessDeclaration | undefined;
   /** Whether the guard that enforces `access` runs on the route. */
   guarded: boolean;
+  /** What a script token may call (`x-quire-script`), if declared. */
+  script: ScriptAccessDeclaration | undefined;
+  /** `@Public()`: no token is read at all. */
+  isPublic: boolean;
 }
 
 const asList = (value: string | string[] | undefined) => (value === undefined ? [''] : Array.isArray(value) ? value : [value]);
@@ -50,6 +56,8 @@ export function routesOf(controllers: Type[]): DeclaredRoute[] {
       if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
       const guards = [...classGuards, ...((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[])];
       const access = (Reflect.getMetadata(API_EXTENSION, handler) ?? {})[ROUTE_ACCESS_EXTENSION] as RouteAccessDeclaration | undefined;
+      const script = (Reflect.getMetadata(API_EXTENSION, handler) ?? {})[SCRIPT_ACCESS_EXTENSION] as ScriptAccessDeclaration | undefined;
+      const isPublic = Boolean(Reflect.getMetadata(IS_PUBLIC, handler) ?? Reflect.getMetadata(IS_PUBLIC, controller));
       const guard = access?.scope === 'organization' ? OrganizationMemberGuard : RouteAccessGuard;
       for (const base of asList(Reflect.getMetadata(PATH_METADATA, controller))) {
         for (const own of asList(Reflect.getMetadata(PATH_METADATA, handler))) {
@@ -61,6 +69,8 @@ export function routesOf(controllers: Type[]): DeclaredRoute[] {
             scope: scopeOf(path),
             access,
             guarded: access !== undefined && guards.includes(guard),
+            script,
+            isPublic,
           });
         }
       }

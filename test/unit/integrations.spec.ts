@@ -1,7 +1,8 @@
 import { targetAllowed } from '../../src/modules/integrations/integration.policy';
 import { validateConfiguration, schemaProblem } from '../../src/modules/integrations/configuration-schema';
 import { manifestProblem } from '../../src/modules/integrations/manifest-schema';
-import { scriptScopeDecision } from '../../src/modules/integrations/script-auth/script-scope.policy';
+import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
+import { scriptAccessDecision, scriptBodyTargets } from '../../src/modules/integrations/script-auth/script-scope.policy';
 import type { ScriptPrincipal } from '../../src/modules/integrations/script-auth/script-principal';
 import { imageType } from '../../src/modules/integrations/integrations.service';
 
@@ -15,20 +16,43 @@ const principal = (scopes: string[]): ScriptPrincipal => ({
   siteSelection: 'selected',
 });
 
-describe('script scopes', () => {
-  it('reads a space with a read scope, writes only with a write scope', () => {
-    expect(scriptScopeDecision(principal(['space:content:read']), { family: 'space', write: false })).toBe('allow');
-    expect(scriptScopeDecision(principal(['space:content:read']), { family: 'space', write: true })).toBe('forbidden');
-    expect(scriptScopeDecision(principal(['space:content:write']), { family: 'space', write: true })).toBe('allow');
-    expect(scriptScopeDecision(principal([]), { family: 'space', write: false })).toBe('forbidden');
+describe('script access decisions', () => {
+  const get = { method: 'GET', installationRoute: false, body: undefined };
+  it('a route without a declaration, or declared not callable, is refused whatever the scopes', () => {
+    expect(scriptAccessDecision(principal([...INTEGRATION_SCOPES]), undefined, get)).not.toBe('allow');
+    expect(scriptAccessDecision(principal([...INTEGRATION_SCOPES]), { script: 'none' }, get)).not.toBe('allow');
   });
-  it('sites need site scopes; the organization is read-only; other routes are beyond any scope', () => {
-    expect(scriptScopeDecision(principal(['space:content:read']), { family: 'site', write: false })).toBe('forbidden');
-    expect(scriptScopeDecision(principal(['site:script:inject']), { family: 'site', write: true })).toBe('allow');
-    expect(scriptScopeDecision(principal([]), { family: 'organization', write: false })).toBe('allow');
-    expect(scriptScopeDecision(principal(['space:content:write']), { family: 'organization', write: true })).toBe('forbidden');
-    expect(scriptScopeDecision(principal(['space:content:write']), { family: 'other', write: false })).toBe('forbidden');
-    expect(scriptScopeDecision(principal([]), { family: 'own-integration', write: true })).toBe('allow');
+  it('a scope route needs one of its scopes among those granted', () => {
+    const decl = { script: 'scope', anyOf: ['space:content:read', 'space:content:write'] } as const;
+    expect(scriptAccessDecision(principal(['space:content:read']), { ...decl, anyOf: [...decl.anyOf] }, get)).toBe('allow');
+    expect(scriptAccessDecision(principal(['space:metadata:read']), { ...decl, anyOf: [...decl.anyOf] }, get)).not.toBe('allow');
+    expect(scriptAccessDecision(principal([]), { ...decl, anyOf: [...decl.anyOf] }, get)).not.toBe('allow');
+  });
+  it('an organization-wide list of spaces needs an installation on every space', () => {
+    const decl = { script: 'scope' as const, anyOf: ['space:metadata:read' as const], allSpaces: true as const };
+    expect(scriptAccessDecision(principal(['space:metadata:read']), decl, get)).not.toBe('allow');
+    expect(scriptAccessDecision({ ...principal(['space:metadata:read']), spaceSelection: 'all' }, decl, get)).toBe('allow');
+  });
+  it('its own installation without a scope; a PATCH of it changes configuration and externalIds only', () => {
+    const patch = (body: object) => ({ method: 'PATCH', installationRoute: true, body });
+    expect(scriptAccessDecision(principal([]), { script: 'installation' }, get)).toBe('allow');
+    expect(scriptAccessDecision(principal([]), { script: 'installation' }, patch({ configuration: {}, externalIds: [] }))).toBe('allow');
+    expect(scriptAccessDecision(principal([]), { script: 'installation' }, patch({ space_selection: 'all' }))).not.toBe('allow');
+    // A space or site installation's PATCH has no selection to widen.
+    expect(scriptAccessDecision(principal([]), { script: 'installation' }, { ...patch({ configuration: {} }), installationRoute: false })).toBe('allow');
+  });
+  it('body fields that name an organization, space, site or collection are targets like path parameters', () => {
+    expect(scriptBodyTargets({ organization: 'o2', title: 't', parent: 'c1', space: '', siteId: 's' })).toEqual([
+      { kind: 'organization', id: 'o2' },
+      { kind: 'collection', id: 'c1' },
+      { kind: 'site', id: 's' },
+    ]);
+    expect(scriptBodyTargets([{ organization: 'o2' }])).toEqual([]);
+    expect(scriptBodyTargets({ parent: null })).toEqual([]);
+    expect(scriptBodyTargets({ spaces: ['s1', 3, 's2'] })).toEqual([
+      { kind: 'space', id: 's1' },
+      { kind: 'space', id: 's2' },
+    ]);
   });
 });
 

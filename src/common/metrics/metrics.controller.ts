@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { Public } from '../auth/public.decorator';
 import { RateLimitExempt } from '../rate-limit/rate-limit-exempt.decorator';
 import { MetricsService } from './metrics.service';
+import { NotForScripts } from '../access/script-access';
 
 /**
  * `/metrics` on the public port, only when METRICS_TOKEN is set and no METRICS_PORT moves it to
@@ -15,6 +16,7 @@ import { MetricsService } from './metrics.service';
 @ApiExcludeController()
 @Public()
 @RateLimitExempt()
+@NotForScripts()
 @Controller('metrics')
 export class MetricsController {
   constructor(

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -18,6 +19,7 @@ import { CollectionAction, CurrentCollectionAccess } from './route-access.guard'
 /** Explicit grants on a collection; every route needs `admin` on the collection. */
 @ApiTags('collections')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/collections/:collectionId/permissions')
 @CollectionAction('admin')
 export class CollectionPermissionsController {

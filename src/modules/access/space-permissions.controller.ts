@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -18,6 +19,7 @@ import { SpaceAction, CurrentSpaceAccess } from './route-access.guard';
 /** Explicit grants on a space; every route needs `admin` on the space. */
 @ApiTags('spaces')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/permissions')
 @SpaceAction('admin')
 export class SpacePermissionsController {

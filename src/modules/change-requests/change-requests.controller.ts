@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -23,6 +24,7 @@ const ID_PARAM = { name: 'changeRequestId', description: 'The change request ID 
 /** Change requests of a space (section 4.5). */
 @ApiTags('change-requests')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/change-requests')
 @SpaceAction(CHANGE_REQUEST_POLICY.read)
 export class ChangeRequestsController {

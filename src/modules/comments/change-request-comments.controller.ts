@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -22,6 +23,7 @@ import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
 @ApiParam({ name: 'changeRequestId', description: 'The change request ID or its number in the space' })
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
 @SpaceAction('comment')
 export class ChangeRequestCommentsController {

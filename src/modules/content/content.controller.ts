@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -16,12 +17,14 @@ import { joinPath } from './page-path';
 /** The space's active content. */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/content')
 @SpaceAction(CONTENT_POLICY.read)
 export class ContentController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
 import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
@@ -16,12 +17,14 @@ import { presentPagesStream, presentRevisionStream } from './revision-stream.pre
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/revisions/:revisionId')
 @SpaceAction(CONTENT_POLICY.read)
 export class RevisionsController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(
@@ -97,6 +100,7 @@ export class RevisionsController {
   }
 
   @Get('page/:pageId')
+  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(

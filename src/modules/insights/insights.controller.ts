@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -20,6 +21,7 @@ import { InsightsService } from './insights.service';
 @ApiParam({ name: 'organizationId' })
 @ApiParam({ name: 'siteId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId/insights')
 export class InsightsController {
   constructor(private readonly insights: InsightsService) {}

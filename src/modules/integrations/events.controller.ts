@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -13,6 +14,7 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 @ApiTags('integrations')
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
+@NotForScripts()
 @Controller('v1/integrations/:integrationName/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

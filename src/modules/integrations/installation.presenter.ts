@@ -17,7 +17,32 @@ export interface InstallationJson {
   urls: { location: string; app: string; publicEndpoint: string; publicContentEndpoint: string };
   externalIds: string[];
   target: { organization: string };
+  [SCOPES_FIELD]: InstallationScopesJson;
 }
+
+/**
+ * Quire's extension of `IntegrationInstallation`: the scopes the installation was granted (what its
+ * script tokens carry), those the integration asks for now, and whether an admin's consent is
+ * needed (`required` while the integration asks for a scope not granted: `POST …/installations/{id}/scopes`).
+ */
+export const SCOPES_FIELD = 'x-quire-scopes';
+export interface InstallationScopesJson {
+  granted: string[];
+  requested: string[];
+  consent: 'granted' | 'required';
+}
+
+/** The OpenAPI schema of `x-quire-scopes` (declared on the installation routes' answers). */
+export const INSTALLATION_SCOPES_SCHEMA = {
+  type: 'object',
+  description: 'Quire: scopes granted to the installation, scopes the integration asks for, and whether an admin must consent to more',
+  properties: {
+    granted: { type: 'array', items: { type: 'string' } },
+    requested: { type: 'array', items: { type: 'string' } },
+    consent: { type: 'string', enum: ['granted', 'required'] },
+  },
+  required: ['granted', 'requested', 'consent'],
+};
 
 /** `IntegrationSpaceInstallation` / `IntegrationSiteInstallation`. */
 export interface TargetInstallationJson {
@@ -47,6 +72,11 @@ export function presentInstallation(integration: Integration, row: InstallationR
     urls: { location, app: location, publicEndpoint: `${location}/public/`, publicContentEndpoint: `${location}/public/` },
     externalIds: installation.externalIds,
     target: { organization: installation.organizationId },
+    [SCOPES_FIELD]: {
+      granted: installation.grantedScopes,
+      requested: integration.scopes,
+      consent: integration.scopes.every((scope) => installation.grantedScopes.includes(scope)) ? 'granted' : 'required',
+    },
   };
 }
 

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptInstallationRoute } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
-import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
+import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
 import { SpaceAccessService } from '../access/space-access.service';
@@ -11,6 +12,7 @@ import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import type { User } from '../users/user.entity';
 import {
   ExtendedQueryDto,
+  GrantScopesDto,
   InstallIntegrationDto,
   InstallOnSiteDto,
   InstallOnSpaceDto,
@@ -22,13 +24,27 @@ import {
 import { IntegrationNamePipe } from './integration-name.pipe';
 import type { Integration } from './integration.entity';
 import type { TargetInstallationRow } from './installation.read-model';
-import { InstallationJson, presentInstallation, presentTargetInstallation, TargetInstallationJson } from './installation.presenter';
+import {
+  INSTALLATION_SCOPES_SCHEMA,
+  InstallationJson,
+  presentInstallation,
+  presentTargetInstallation,
+  SCOPES_FIELD,
+  TargetInstallationJson,
+} from './installation.presenter';
 import { InstallationsService } from './installations.service';
+import { CurrentScript, type ScriptPrincipal } from './script-auth/script-principal';
+
+/** The public `IntegrationInstallation` with Quire's `x-quire-scopes`. */
+const INSTALLATION_SCHEMA = {
+  allOf: [publicSchema('IntegrationInstallation'), { type: 'object', properties: { [SCOPES_FIELD]: INSTALLATION_SCOPES_SCHEMA }, required: [SCOPES_FIELD] }],
+};
 
 /** Installations of an integration on organizations, and on their spaces and sites. */
 @ApiTags('integrations')
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
+@NotForScripts()
 @Controller('v1/integrations/:integrationName')
 export class InstallationsController {
   constructor(
@@ -38,17 +54,23 @@ export class InstallationsController {
   ) {}
 
   @Get('installations')
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'listIntegrationInstallations', summary: 'Installations of an integration in the caller’s organizations' })
-  @ApiOkResponse({ schema: publicListSchema('IntegrationInstallation') })
-  async list(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListInstallationsQueryDto) {
-    const { integration, page } = await this.installations.list(user, name, query);
+  @ApiOkResponse({ schema: listSchemaOf(INSTALLATION_SCHEMA) })
+  async list(
+    @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListInstallationsQueryDto,
+  ) {
+    const { integration, page } = await this.installations.list(user, name, query, script?.installationId);
     return mapPage(page, (row) => presentInstallation(integration, row, this.config));
   }
 
   @Post('installations')
   @HttpCode(201)
   @ApiOperation({ operationId: 'installIntegration', summary: 'Install on an organization (its admins)' })
-  @ApiCreatedResponse({ schema: publicSchema('IntegrationInstallation') })
+  @ApiCreatedResponse({ schema: INSTALLATION_SCHEMA })
   async install(
     @CurrentUser() user: User,
     @Param('integrationName', IntegrationNamePipe) name: string,
@@ -63,8 +85,9 @@ export class InstallationsController {
 
   @Get('installations/:installationId')
   @ApiParam({ name: 'installationId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'getIntegrationInstallationById', summary: 'An installation' })
-  @ApiOkResponse({ schema: publicSchema('IntegrationInstallation') })
+  @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
   async get(
     @CurrentUser() user: User,
     @Param('integrationName', IntegrationNamePipe) name: string,
@@ -76,8 +99,9 @@ export class InstallationsController {
 
   @Patch('installations/:installationId')
   @ApiParam({ name: 'installationId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'updateIntegrationInstallation', summary: 'Configure an installation (validated against the manifest)' })
-  @ApiOkResponse({ schema: publicSchema('IntegrationInstallation') })
+  @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
   async update(
     @CurrentUser() user: User,
     @Param('integrationName', IntegrationNamePipe) name: string,
@@ -85,6 +109,27 @@ export class InstallationsController {
     @Body() dto: UpdateInstallationDto,
   ): Promise<InstallationJson> {
     const { integration, row } = await this.installations.update(user, name, id, dto);
+    return presentInstallation(integration, row, this.config);
+  }
+
+  @Post('installations/:installationId/scopes')
+  @HttpCode(200)
+  @ApiParam({ name: 'installationId' })
+  @ApiOperation({
+    operationId: 'grantIntegrationInstallationScopes',
+    summary: 'Grant scopes to an installation (admins of its organization; Quire)',
+    description:
+      'After a republish that asks for more scopes, the installation keeps the scopes it was granted until an admin of its ' +
+      'organization grants the new ones here. The installation is granted the listed scopes that the integration asks for now.',
+  })
+  @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
+  async grantScopes(
+    @CurrentUser() user: User,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') id: string,
+    @Body() dto: GrantScopesDto,
+  ): Promise<InstallationJson> {
+    const { integration, row } = await this.installations.grantScopes(user, name, id, dto.scopes);
     return presentInstallation(integration, row, this.config);
   }
 
@@ -100,15 +145,23 @@ export class InstallationsController {
   // Spaces
 
   @Get('spaces')
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'listIntegrationSpaceInstallations', summary: 'Space installations of an integration' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSpaceInstallation') })
-  async listSpaces(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListTargetInstallationsQueryDto) {
-    const { integration, page } = await this.installations.listOn(user, name, 'space', query);
+  async listSpaces(
+    @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListTargetInstallationsQueryDto,
+  ) {
+    // A script sees its own installation's spaces only.
+    const { integration, page } = await this.installations.listOn(user, name, 'space', query, script?.installationId);
     return { ...page, items: await this.presentSpaces(user, integration, page.items, query.extended) };
   }
 
   @Get('installations/:installationId/spaces')
   @ApiParam({ name: 'installationId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'listIntegrationInstallationSpaces', summary: 'Spaces of an installation' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSpaceInstallation') })
   async listInstallationSpaces(
@@ -141,6 +194,7 @@ export class InstallationsController {
   @SpaceAction('view')
   @ApiParam({ name: 'installationId' })
   @ApiParam({ name: 'spaceId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'getIntegrationSpaceInstallation', summary: 'A space installation' })
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async getSpace(
@@ -158,6 +212,7 @@ export class InstallationsController {
   @SpaceAction('admin')
   @ApiParam({ name: 'installationId' })
   @ApiParam({ name: 'spaceId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'updateIntegrationSpaceInstallation', summary: 'Configure a space installation' })
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async updateSpace(
@@ -191,15 +246,22 @@ export class InstallationsController {
   // Sites (a site is shown by its ID: the sites module presents sites)
 
   @Get('sites')
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'listIntegrationSiteInstallations', summary: 'Site installations of an integration' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSiteInstallation') })
-  async listSites(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListTargetInstallationsQueryDto) {
-    const { integration, page } = await this.installations.listOn(user, name, 'site', query);
+  async listSites(
+    @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListTargetInstallationsQueryDto,
+  ) {
+    const { integration, page } = await this.installations.listOn(user, name, 'site', query, script?.installationId);
     return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config));
   }
 
   @Get('installations/:installationId/sites')
   @ApiParam({ name: 'installationId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'listIntegrationInstallationSites', summary: 'Sites of an installation' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSiteInstallation') })
   async listInstallationSites(
@@ -231,6 +293,7 @@ export class InstallationsController {
   @Get('installations/:installationId/sites/:siteId')
   @ApiParam({ name: 'installationId' })
   @ApiParam({ name: 'siteId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'getIntegrationSiteInstallation', summary: 'A site installation' })
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async getSite(
@@ -247,6 +310,7 @@ export class InstallationsController {
   @Patch('installations/:installationId/sites/:siteId')
   @ApiParam({ name: 'installationId' })
   @ApiParam({ name: 'siteId' })
+  @ScriptInstallationRoute()
   @ApiOperation({ operationId: 'updateIntegrationSiteInstallation', summary: 'Configure a site installation' })
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async updateSite(

@@ -57,8 +57,14 @@ export class InstallationsRepository {
   }
 
   /** Installations of an integration, in the organizations `organizationIds` (all when undefined). */
-  async list(integrationId: string, query: { page?: string; limit: number; externalId?: string }, organizationIds?: string[]): Promise<Page<InstallationRow>> {
+  async list(
+    integrationId: string,
+    query: { page?: string; limit: number; externalId?: string },
+    organizationIds?: string[],
+    onlyInstallation?: string,
+  ): Promise<Page<InstallationRow>> {
     const qb = this.dataSource.getRepository(IntegrationInstallation).createQueryBuilder('n').where('n.integration_id = :integrationId', { integrationId });
+    if (onlyInstallation) qb.andWhere('n.id = :onlyInstallation', { onlyInstallation });
     if (organizationIds) qb.andWhere(organizationIds.length ? 'n.organization_id IN (:...organizationIds)' : 'false', { organizationIds });
     if (query.externalId) qb.andWhere('n.external_ids ? :externalId', { externalId: query.externalId });
     const page = await paginate<IntegrationInstallation>(qb, query, {

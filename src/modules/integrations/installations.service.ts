@@ -53,6 +53,8 @@ export class InstallationsService {
         externalIds: [],
         spaceSelection: 'selected',
         siteSelection: 'selected',
+        // Installing is accepting the scopes the integration asks for now.
+        grantedScopes: [...integration.scopes],
         installedBy: user.id,
       });
       await this.installations.insert(installation, em);
@@ -74,11 +76,12 @@ export class InstallationsService {
     user: User,
     name: string,
     query: { page?: string; limit: number; externalId?: string },
+    onlyInstallation?: string,
   ): Promise<InstallationView & { page: Page<InstallationRow> }> {
     const { value, roles } = await this.integrations.get(user, name);
-    // The owner's admins see every installation of their integration; others see those of their organizations.
-    const all = roles.get(value.integration.organizationId) === 'admin';
-    const page = await this.installations.list(value.integration.id, query, all ? undefined : [...roles.keys()]);
+    // The owner's admins see every installation of their integration; others see those of their organizations; a script its own.
+    const all = roles.get(value.integration.organizationId) === 'admin' && !onlyInstallation;
+    const page = await this.installations.list(value.integration.id, query, all ? undefined : [...roles.keys()], onlyInstallation);
     return { integration: value.integration, roles, page };
   }
 
@@ -112,6 +115,18 @@ export class InstallationsService {
       }
     });
     return { integration, roles, row: await this.row(installationId) };
+  }
+
+  /**
+   * An admin of the installation's organization grants scopes the integration asks for (after a
+   * republish asked for more): the installation's scopes become those of `scopes` the manifest
+   * lists now (a scope no longer asked for is never granted).
+   */
+  async grantScopes(user: User, name: string, installationId: string, scopes: string[]): Promise<InstallationView & { row: InstallationRow }> {
+    const { integration, roles, installation } = await this.load(user, name, installationId, 'admin');
+    const granted = integration.scopes.filter((scope) => scopes.includes(scope));
+    await this.dataSource.transaction((em) => this.installations.update(installation.id, { grantedScopes: granted }, em));
+    return { integration, roles, row: await this.row(installation.id) };
   }
 
   async uninstall(user: User, name: string, installationId: string): Promise<void> {

@@ -27,6 +27,13 @@ export class IntegrationInstallation {
   @Column('text')
   siteSelection: 'all' | 'selected';
 
+  /**
+   * The scopes an admin of the organization granted (at install, or by accepting a republish that
+   * asked for more): script tokens carry these, never the manifest's current list.
+   */
+  @Column('jsonb')
+  grantedScopes: string[];
+
   /** The admin who installed it: scripts' tokens act as them, narrowed to the scopes and the installation. */
   @Column('text', { nullable: true })
   installedBy: string | null;

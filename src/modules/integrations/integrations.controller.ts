@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { Public } from '../../common/auth/public.decorator';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -16,6 +17,7 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 
 @ApiTags('integrations')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/integrations')
 export class IntegrationsController {
   constructor(

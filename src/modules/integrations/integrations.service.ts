@@ -80,6 +80,13 @@ export class IntegrationsService {
       }
       if (existing) {
         await this.integrations.save({ ...fields, id: existing.id, version: existing.version + 1, updatedAt: new Date() }, em);
+        // Scopes are granted, not read live: fewer scopes take effect at once; more wait for an admin's consent.
+        await em.query(
+          `UPDATE integration_installations
+              SET granted_scopes = COALESCE((SELECT jsonb_agg(s) FROM jsonb_array_elements_text(granted_scopes) s WHERE $2::jsonb ? s), '[]')
+            WHERE integration_id = $1`,
+          [existing.id, JSON.stringify(fields.scopes ?? [])],
+        );
         return existing.id;
       }
       const created = newId();

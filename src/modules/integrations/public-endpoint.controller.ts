@@ -1,4 +1,5 @@
 import { All, Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { NotForScripts } from '../../common/access/script-access';
 import { integrationError } from './integration.errors';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -18,6 +19,7 @@ const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'c
  */
 @ApiExcludeController()
 @Public()
+@NotForScripts()
 @Controller('v1/integrations/:integrationName')
 export class PublicEndpointController {
   constructor(

@@ -19,8 +19,8 @@ export interface PublishedScript {
  * `fetch_published_script`: the scripts integrations inject into a site. `scriptsOf(site)` lists
  * them (the sites module shows them in the published profile; the lead wires it), and each URL is
  * answered by calling the script with a `fetch_published_script` event for that installation.
- * Integrations qualify when they are installed on the site (or all sites) and hold
- * `site:script:inject`; `cookies` follows `site:script:cookies`.
+ * Integrations qualify when they are installed on the site (or all sites) and their installation
+ * was granted `site:script:inject`; `cookies` follows `site:script:cookies`.
  */
 @Injectable()
 export class PublishedScriptsService {
@@ -38,7 +38,9 @@ export class PublishedScriptsService {
     const scripts: PublishedScript[] = [];
     for (const { installationId, integrationId } of installed) {
       const integration = await this.integrations.findById(integrationId);
-      if (!integration || !integration.scopes.includes('site:script:inject')) continue;
+      // The scopes the installation was granted, not the manifest's (a republish asking for more waits for consent).
+      const granted = (await this.installations.findById(installationId))?.grantedScopes ?? [];
+      if (!integration || !granted.includes('site:script:inject')) continue;
       const csp = integration.contentSecurityPolicy;
       scripts.push({
         integration: integration.name,
@@ -53,7 +55,7 @@ export class PublishedScriptsService {
                       .join('; '),
             }
           : {}),
-        cookies: integration.scopes.includes('site:script:cookies'),
+        cookies: granted.includes('site:script:cookies'),
       });
     }
     return scripts;

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import type { User } from '../users/user.entity';
@@ -12,6 +13,7 @@ import { RenderService } from './render.service';
 @ApiTags('integrations')
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
+@NotForScripts()
 @Controller('v1/integrations/:integrationName/render')
 export class RenderController {
   constructor(private readonly render: RenderService) {}

@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { OrgRole } from '../organizations/organization-member.guard';
 import { siteError } from '../sites/site.errors';
@@ -19,6 +20,7 @@ export interface SiteIntegrationScriptJson {
 @ApiParam({ name: 'organizationId' })
 @ApiParam({ name: 'siteId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId')
 export class SiteIntegrationsController {
   constructor(

@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -26,6 +27,7 @@ export class SpaceIntegrationsQueryDto {
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
 @SpaceAction('view')
+@NotForScripts()
 @Controller('v1/spaces/:spaceId')
 export class SpaceIntegrationsController {
   constructor(

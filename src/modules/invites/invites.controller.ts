@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
@@ -11,6 +12,7 @@ import { InvitesService } from './invites.service';
 @ApiParam({ name: 'organizationId' })
 @ApiExtraModels(InviteeDto)
 @OrgRole('admin')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/invites')
 export class InvitesController {
   constructor(private readonly invites: InvitesService) {}

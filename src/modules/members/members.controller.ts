@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
@@ -16,6 +17,7 @@ import { MembersService } from './members.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('guest')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class MembersController {
   constructor(

@@ -10,6 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -31,6 +32,7 @@ import { OpenApiSpecsService } from './openapi-specs.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/openapi')
 export class OpenApiSpecsController {
   constructor(

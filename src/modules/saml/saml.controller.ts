@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -18,6 +19,7 @@ import { SamlService } from './saml.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('admin')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class SamlController {
   constructor(

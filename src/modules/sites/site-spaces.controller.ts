@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -18,6 +19,7 @@ import { SitesService } from './sites.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites/:siteId/site-spaces')
 export class SiteSpacesController {
   constructor(

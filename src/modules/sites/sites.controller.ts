@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -43,6 +44,7 @@ import { SitesService } from './sites.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/sites')
 export class SitesController {
   constructor(
@@ -118,6 +120,7 @@ export class SitesController {
   // --- adaptive content ------------------------------------------------------------------------------
 
   @Get(':siteId/adaptive-schema')
+  @ScriptScope('site:adaptive:read', 'site:adaptive:write')
   @ApiOperation({ operationId: 'getSiteAdaptiveSchema', summary: "The site's visitor schema" })
   @ApiOkResponse({ schema: publicSchema('SiteAdaptiveSchema') })
   async adaptiveSchema(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string) {
@@ -127,6 +130,7 @@ export class SitesController {
 
   @Put(':siteId/adaptive-schema')
   @OrgRole('admin')
+  @ScriptScope('site:adaptive:write')
   @ApiOperation({ operationId: 'updateSiteAdaptiveSchema', summary: "Replace the site's visitor schema (JSON Schema draft-07 of boolean claims)" })
   @ApiOkResponse({ schema: publicSchema('SiteAdaptiveSchema') })
   async setAdaptiveSchema(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: UpdateAdaptiveSchemaDto) {

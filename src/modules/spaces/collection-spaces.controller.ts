@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -14,6 +15,7 @@ import { SpacesService } from './spaces.service';
 /** The spaces of a collection: a collections route, served here because it lists spaces. */
 @ApiTags('collections')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/collections/:collectionId/spaces')
 export class CollectionSpacesController {
   constructor(

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -18,6 +19,7 @@ import { SpacesService } from './spaces.service';
 
 @ApiTags('spaces')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1')
 export class SpacesController {
   constructor(
@@ -28,6 +30,7 @@ export class SpacesController {
   @Get('orgs/:organizationId/spaces')
   @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
+  @ScriptScopeOnAllSpaces('space:metadata:read', 'space:metadata:write')
   @ApiOperation({ operationId: 'listSpacesInOrganizationById', summary: 'List the spaces of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Space') })
   async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Query() query: ListQueryDto) {
@@ -54,6 +57,7 @@ export class SpacesController {
 
   @Get('spaces/:spaceId')
   @SpaceAction('view')
+  @ScriptScope('space:metadata:read', 'space:metadata:write', 'space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getSpaceById', summary: 'Get a space by its ID' })
   @ApiOkResponse({ schema: publicSchema('Space') })
   async get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): Promise<SpaceJson> {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -19,6 +20,7 @@ import { TeamsService } from './teams.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId')
 export class TeamMembersController {
   constructor(

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { NotForScripts } from '../../common/access/script-access';
 import { listSchemaOf } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -37,6 +38,7 @@ const SETTINGS_SCHEMA = {
 @ApiBearerAuth()
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
+@NotForScripts()
 @Controller('v1/orgs/:organizationId/translations')
 export class TranslationsController {
   constructor(

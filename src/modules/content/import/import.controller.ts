@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
 import { IMPORT_RESULT_SCHEMA } from '../content.schemas';
@@ -11,6 +12,7 @@ import { CONTENT_POLICY } from '../content.policy';
 
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/content/import')
 @SpaceAction(CONTENT_POLICY.import)
 export class ImportController {

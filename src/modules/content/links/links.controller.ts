@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
@@ -14,6 +15,7 @@ import { CONTENT_POLICY } from '../content.policy';
 /** Links of the active revision, classified `ok`, `broken` or `in-app`, and backlinks of files. */
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId')
 @SpaceAction(CONTENT_POLICY.read)
 export class LinksController {

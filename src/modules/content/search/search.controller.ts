@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NotForScripts } from '../../../common/access/script-access';
 import { publicListSchema } from '../../../common/openapi/public-schema';
 import { SearchQueryDto } from '../dto/search-query.dto';
 import { presentSearchResults, SearchResultsJson } from './search.presenter';
@@ -10,6 +11,7 @@ import { CONTENT_POLICY } from '../content.policy';
 
 @ApiTags('content')
 @ApiBearerAuth()
+@NotForScripts()
 @Controller('v1/spaces/:spaceId/search')
 @SpaceAction(CONTENT_POLICY.read)
 export class SearchController {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsString, Length, MaxLength } from 'class-validator';
+import { INTEGRATION_SCOPES } from '../../../common/access/script-access';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { Optional } from '../../../common/validation/presence';
 
@@ -55,6 +56,15 @@ export class UpdateInstallationDto extends UpdateTargetInstallationDto {
   @Optional()
   @IsIn(['all', 'selected'])
   site_selection?: 'all' | 'selected';
+}
+
+/** `POST …/installations/{id}/scopes`: the scopes an admin grants (from the public `IntegrationScope` list). */
+export class GrantScopesDto {
+  @ApiProperty({ type: [String], enum: INTEGRATION_SCOPES, maxItems: INTEGRATION_SCOPES.length })
+  @IsArray()
+  @ArrayMaxSize(INTEGRATION_SCOPES.length)
+  @IsIn(INTEGRATION_SCOPES, { each: true })
+  scopes: string[];
 }
 
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBase64, IsIn, IsObject, IsString, Length, MaxLength } from 'class-validator';
+import { INTEGRATION_SCOPES } from '../../../common/access/script-access';
 import { Optional } from '../../../common/validation/presence';
 
 /** Largest built script accepted (bytes of UTF-8); the request as a whole stays within BODY_LIMIT. */
@@ -10,25 +11,7 @@ export const RUNTIMES = ['v1', 'v2'] as const;
 export const TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 /** The public description's `IntegrationScope` values. */
-export const SCOPES = [
-  'space:content:read',
-  'space:content:write',
-  'space:metadata:read',
-  'space:metadata:write',
-  'space:git:sync',
-  'page:feedback:read',
-  'site:metadata:read',
-  'site:views:read',
-  'site:script:inject',
-  'site:script:cookies',
-  'site:visitor:auth',
-  'site:visitor:claims',
-  'site:adaptive:read',
-  'site:adaptive:write',
-  'conversations:ingest',
-  'openapi:read',
-  'openapi:write',
-] as const;
+export const SCOPES = INTEGRATION_SCOPES;
 export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
 
 /** `POST /v1/integrations/{name}`: the body `@gitbook/cli` sends (section 4.17, public `PublishIntegration`). */

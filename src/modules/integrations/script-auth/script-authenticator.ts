@@ -10,7 +10,8 @@ import { hashScriptToken, SCRIPT_TOKEN_PREFIX } from '../integration-tokens.serv
 /**
  * The bearer authenticator: user tokens go to the tokens module unchanged; a script token (prefix
  * `qit_`, short-lived, minted per call) resolves to the admin who installed the integration, with
- * the script's principal on the request for the scope guard. A script token whose installation is
+ * the script's principal (the installation and the scopes it was granted) on the request for the
+ * scope guard, which confines it to its installation. A script token whose installation is
  * gone, whose installer left, or that expired is unknown (401).
  */
 @Injectable()
@@ -32,7 +33,7 @@ export class ScriptTokenAuthenticator implements Authenticator {
       space_selection: 'all' | 'selected';
       site_selection: 'all' | 'selected';
     }[] = await this.dataSource.query(
-      `SELECT i.id AS integration_id, i.name, i.scopes, n.id AS installation_id, n.organization_id, n.installed_by, n.space_selection, n.site_selection
+      `SELECT i.id AS integration_id, i.name, n.granted_scopes AS scopes, n.id AS installation_id, n.organization_id, n.installed_by, n.space_selection, n.site_selection
          FROM integration_tokens t
          JOIN integrations i ON i.id = t.integration_id
          JOIN integration_installations n ON n.id = t.installation_id

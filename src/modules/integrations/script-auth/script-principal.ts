@@ -1,3 +1,5 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
 /**
  * Who a script token speaks for: the integration, its installation (its organization, and the
  * spaces and sites it may reach), and the manifest's scopes. The request's `user` is the admin who
@@ -12,3 +14,8 @@ export interface ScriptPrincipal {
   spaceSelection: 'all' | 'selected';
   siteSelection: 'all' | 'selected';
 }
+
+/** The script token's principal on this request, if the caller is a script (`undefined` for user tokens). */
+export const CurrentScript = createParamDecorator(
+  (_: unknown, context: ExecutionContext): ScriptPrincipal | undefined => context.switchToHttp().getRequest<Request>().scriptPrincipal,
+);
