@@ -2,6 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NotForScripts } from '../common/access/script-access';
+import { NotForSiteTokens } from '../common/access/site-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
 
@@ -10,6 +11,7 @@ import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorato
 @Public()
 @RateLimitExempt()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -3,6 +3,7 @@ import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { ROUTE_ACCESS_EXTENSION, SCOPED_PARAMS, type RouteAccessDeclaration } from '../../src/common/access/route-access';
 import { SCRIPT_ACCESS_EXTENSION, type ScriptAccessDeclaration } from '../../src/common/access/script-access';
+import { SITE_ACCESS_EXTENSION, type SiteAccessDeclaration } from '../../src/common/access/site-access';
 import { IS_PUBLIC } from '../../src/common/auth/public.decorator';
 import { RouteAccessGuard } from '../../src/modules/access/route-access.guard';
 import { OrganizationMemberGuard } from '../../src/modules/organizations/organization-member.guard';
@@ -27,6 +28,8 @@ export interface DeclaredRoute {
   guarded: boolean;
   /** What a script token may call (`x-quire-script`), if declared. */
   script: ScriptAccessDeclaration | undefined;
+  /** What a site API token may call (`x-quire-site`), if declared. */
+  site: SiteAccessDeclaration | undefined;
   /** `@Public()`: no token is read at all. */
   isPublic: boolean;
 }
@@ -57,6 +60,7 @@ export function routesOf(controllers: Type[]): DeclaredRoute[] {
       const guards = [...classGuards, ...((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[])];
       const access = (Reflect.getMetadata(API_EXTENSION, handler) ?? {})[ROUTE_ACCESS_EXTENSION] as RouteAccessDeclaration | undefined;
       const script = (Reflect.getMetadata(API_EXTENSION, handler) ?? {})[SCRIPT_ACCESS_EXTENSION] as ScriptAccessDeclaration | undefined;
+      const site = (Reflect.getMetadata(API_EXTENSION, handler) ?? {})[SITE_ACCESS_EXTENSION] as SiteAccessDeclaration | undefined;
       const isPublic = Boolean(Reflect.getMetadata(IS_PUBLIC, handler) ?? Reflect.getMetadata(IS_PUBLIC, controller));
       const guard = access?.scope === 'organization' ? OrganizationMemberGuard : RouteAccessGuard;
       for (const base of asList(Reflect.getMetadata(PATH_METADATA, controller))) {
@@ -70,6 +74,7 @@ export function routesOf(controllers: Type[]): DeclaredRoute[] {
             access,
             guarded: access !== undefined && guards.includes(guard),
             script,
+            site,
             isPublic,
           });
         }

@@ -1,5 +1,4 @@
-import { SetMetadata } from '@nestjs/common';
-import { ApiExtension } from '@nestjs/swagger';
+import { declareOnRoutes } from './route-declaration';
 
 /**
  * What an integration's script token may call, declared on each route and written into the OpenAPI
@@ -43,25 +42,7 @@ export type IntegrationScope = (typeof INTEGRATION_SCOPES)[number];
  */
 export type ScriptAccessDeclaration = { script: 'none' } | { script: 'installation' } | { script: 'scope'; anyOf: IntegrationScope[]; allSpaces?: true };
 
-function declare(declaration: ScriptAccessDeclaration): MethodDecorator & ClassDecorator {
-  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
-    if (descriptor) {
-      SetMetadata(SCRIPT_ACCESS, declaration)(target, key!, descriptor);
-      ApiExtension(SCRIPT_ACCESS_EXTENSION, declaration)(target, key!, descriptor);
-      return descriptor;
-    }
-    // On a class: every handler that declares nothing itself (method decorators ran first).
-    const prototype = (target as { prototype: object }).prototype;
-    for (const name of Object.getOwnPropertyNames(prototype)) {
-      const handler = Object.getOwnPropertyDescriptor(prototype, name);
-      if (name === 'constructor' || typeof handler?.value !== 'function' || Reflect.getMetadata('method', handler.value) === undefined) continue;
-      if (Reflect.getMetadata(SCRIPT_ACCESS, handler.value)) continue;
-      SetMetadata(SCRIPT_ACCESS, declaration)(prototype, name, handler);
-      ApiExtension(SCRIPT_ACCESS_EXTENSION, declaration)(prototype, name, handler);
-    }
-    return undefined;
-  }) as MethodDecorator & ClassDecorator;
-}
+const declare = (declaration: ScriptAccessDeclaration) => declareOnRoutes(SCRIPT_ACCESS, SCRIPT_ACCESS_EXTENSION, declaration);
 
 /** Never callable with a script token (on a route, or on a controller for its routes that declare nothing). */
 export const NotForScripts = (): MethodDecorator & ClassDecorator => declare({ script: 'none' });

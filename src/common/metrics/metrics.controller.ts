@@ -7,6 +7,7 @@ import { Public } from '../auth/public.decorator';
 import { RateLimitExempt } from '../rate-limit/rate-limit-exempt.decorator';
 import { MetricsService } from './metrics.service';
 import { NotForScripts } from '../access/script-access';
+import { NotForSiteTokens } from '../access/site-access';
 
 /**
  * `/metrics` on the public port, only when METRICS_TOKEN is set and no METRICS_PORT moves it to
@@ -17,6 +18,7 @@ import { NotForScripts } from '../access/script-access';
 @Public()
 @RateLimitExempt()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('metrics')
 export class MetricsController {
   constructor(

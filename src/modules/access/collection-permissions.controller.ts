@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -20,6 +21,7 @@ import { CollectionAction, CurrentCollectionAccess } from './route-access.guard'
 @ApiTags('collections')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/collections/:collectionId/permissions')
 @CollectionAction('admin')
 export class CollectionPermissionsController {

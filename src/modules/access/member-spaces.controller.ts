@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -15,6 +16,7 @@ import { MemberSpacesService } from './member-spaces.service';
 @ApiTags('members')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/members/:userId/spaces')
 @OrgRole('guest')
 export class MemberSpacesController {

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -46,6 +47,7 @@ import { ContentUpdateQueryDto, UpdateChangeRequestContentDto } from './dto/chan
 @ApiBearerAuth()
 @ApiParam({ name: 'changeRequestId', description: 'The change request ID or its number in the space' })
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId/content')
 @SpaceAction(CHANGE_REQUEST_POLICY.read)
 export class ChangeRequestContentController {

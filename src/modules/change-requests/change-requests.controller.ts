@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from 
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -25,6 +26,7 @@ const ID_PARAM = { name: 'changeRequestId', description: 'The change request ID 
 @ApiTags('change-requests')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/change-requests')
 @SpaceAction(CHANGE_REQUEST_POLICY.read)
 export class ChangeRequestsController {

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -19,6 +20,7 @@ import { MoveDto, TransferDto } from './dto/move.dto';
 @ApiTags('collections')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1')
 export class CollectionsController {
   constructor(

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res }
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -20,6 +21,7 @@ import { CommentFormatQueryDto, ListCommentsQueryDto, ListRepliesQueryDto } from
 @ApiBearerAuth()
 @ApiParam({ name: 'spaceId' })
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId')
 @SpaceAction('comment')
 export class CommentsController {

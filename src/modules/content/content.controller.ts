@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -18,6 +19,7 @@ import { joinPath } from './page-path';
 @ApiTags('content')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/content')
 @SpaceAction(CONTENT_POLICY.read)
 export class ContentController {

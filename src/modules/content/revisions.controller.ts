@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
 import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
@@ -18,6 +19,7 @@ import { presentPagesStream, presentRevisionStream } from './revision-stream.pre
 @ApiTags('content')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/revisions/:revisionId')
 @SpaceAction(CONTENT_POLICY.read)
 export class RevisionsController {

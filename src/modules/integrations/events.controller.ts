@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -15,6 +16,7 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/integrations/:integrationName/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptInstallationRoute } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -45,6 +46,7 @@ const INSTALLATION_SCHEMA = {
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/integrations/:integrationName')
 export class InstallationsController {
   constructor(

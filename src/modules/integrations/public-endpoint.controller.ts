@@ -1,5 +1,6 @@
 import { All, Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { integrationError } from './integration.errors';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -20,6 +21,7 @@ const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'c
 @ApiExcludeController()
 @Public()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/integrations/:integrationName')
 export class PublicEndpointController {
   constructor(

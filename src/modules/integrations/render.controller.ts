@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import type { User } from '../users/user.entity';
@@ -14,6 +15,7 @@ import { RenderService } from './render.service';
 @ApiBearerAuth()
 @ApiParam({ name: 'integrationName' })
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/integrations/:integrationName/render')
 export class RenderController {
   constructor(private readonly render: RenderService) {}

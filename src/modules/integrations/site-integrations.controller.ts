@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { OrgRole } from '../organizations/organization-member.guard';
 import { siteError } from '../sites/site.errors';
@@ -21,6 +22,7 @@ export interface SiteIntegrationScriptJson {
 @ApiParam({ name: 'siteId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/sites/:siteId')
 export class SiteIntegrationsController {
   constructor(

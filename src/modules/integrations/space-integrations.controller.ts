@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -28,6 +29,7 @@ export class SpaceIntegrationsQueryDto {
 @ApiParam({ name: 'spaceId' })
 @SpaceAction('view')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId')
 export class SpaceIntegrationsController {
   constructor(

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { Membership } from '../organizations/membership.entity';
 import { CurrentMembership, OrgRole } from '../organizations/organization-member.guard';
 import { InviteeDto, InviteUsersDto } from './dto/invite-users.dto';
@@ -13,6 +14,7 @@ import { InvitesService } from './invites.service';
 @ApiExtraModels(InviteeDto)
 @OrgRole('admin')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/invites')
 export class InvitesController {
   constructor(private readonly invites: InvitesService) {}

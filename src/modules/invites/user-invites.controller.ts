@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { listSchemaOf, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -33,6 +34,7 @@ const PENDING_INVITE_SCHEMA = {
 @ApiTags('users')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/user/invites')
 export class UserInvitesController {
   constructor(

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { AppConfig } from '../../config/app-config';
@@ -18,6 +19,7 @@ import { MembersService } from './members.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('guest')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId')
 export class MembersController {
   constructor(

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res } from '@nestj
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -19,6 +20,7 @@ import { OrganizationsService } from './organizations.service';
 @ApiTags('organizations')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs')
 export class OrganizationsController {
   constructor(

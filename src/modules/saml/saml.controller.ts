@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -20,6 +21,7 @@ import { SamlService } from './saml.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('admin')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId')
 export class SamlController {
   constructor(

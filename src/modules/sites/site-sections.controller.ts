@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -29,6 +30,7 @@ import { SiteStructureService } from './site-structure.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/sites/:siteId')
 export class SiteSectionsController {
   constructor(

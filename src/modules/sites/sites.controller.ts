@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -45,6 +46,7 @@ import { SitesService } from './sites.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/sites')
 export class SitesController {
   constructor(

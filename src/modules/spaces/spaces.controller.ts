@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -20,6 +21,7 @@ import { SpacesService } from './spaces.service';
 @ApiTags('spaces')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1')
 export class SpacesController {
   constructor(

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from 
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { listSchemaOf, publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -21,6 +22,7 @@ import { TeamsService } from './teams.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId')
 export class TeamMembersController {
   constructor(

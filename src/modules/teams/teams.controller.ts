@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
 import { Membership } from '../organizations/membership.entity';
@@ -17,6 +18,7 @@ import { TeamsService } from './teams.service';
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/teams')
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res }
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { listSchemaOf } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -39,6 +40,7 @@ const SETTINGS_SCHEMA = {
 @ApiParam({ name: 'organizationId' })
 @OrgRole('member')
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/translations')
 export class TranslationsController {
   constructor(

@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
+import { NotForSiteTokens } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { AppConfig } from '../../config/app-config';
@@ -12,6 +13,7 @@ import { UsersService } from './users.service';
 @ApiTags('users')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1')
 export class UsersController {
   constructor(

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../../common/access/script-access';
+import { NotForSiteTokens } from '../../../common/access/site-access';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
 import { IMPORT_RESULT_SCHEMA } from '../content.schemas';
@@ -13,6 +14,7 @@ import { CONTENT_POLICY } from '../content.policy';
 @ApiTags('content')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/content/import')
 @SpaceAction(CONTENT_POLICY.import)
 export class ImportController {

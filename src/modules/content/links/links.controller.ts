@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../../common/access/script-access';
+import { NotForSiteTokens } from '../../../common/access/site-access';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { CurrentUser } from '../../../common/auth/current-user.decorator';
 import { User } from '../../users/user.entity';
@@ -16,6 +17,7 @@ import { CONTENT_POLICY } from '../content.policy';
 @ApiTags('content')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId')
 @SpaceAction(CONTENT_POLICY.read)
 export class LinksController {

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../../common/access/script-access';
+import { NotForSiteTokens } from '../../../common/access/site-access';
 import { publicListSchema } from '../../../common/openapi/public-schema';
 import { SearchQueryDto } from '../dto/search-query.dto';
 import { presentSearchResults, SearchResultsJson } from './search.presenter';
@@ -12,6 +13,7 @@ import { CONTENT_POLICY } from '../content.policy';
 @ApiTags('content')
 @ApiBearerAuth()
 @NotForScripts()
+@NotForSiteTokens()
 @Controller('v1/spaces/:spaceId/search')
 @SpaceAction(CONTENT_POLICY.read)
 export class SearchController {
