@@ -303,6 +303,24 @@ export class EnvironmentVariables {
   @Min(0)
   RATE_LIMIT_PER_TOKEN: number = 600;
 
+  /** Requests per window of one integration installation's script tokens (every call of a script back to the API); 0: off. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_INSTALLATION: number = 600;
+
+  /**
+   * Proxies whose `X-Forwarded-For` (and `X-Forwarded-Proto`) is believed, comma-separated: addresses,
+   * CIDR ranges, or express's names `loopback`, `linklocal`, `uniquelocal`. Unset: none, so the client
+   * address is the socket's. Name your load balancer here, never a range clients share.
+   */
+  @IsOptional()
+  @Matches(/^\s*[0-9A-Za-z.:/]+(\s*,\s*[0-9A-Za-z.:/]+)*\s*$/, {
+    message: 'must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+  })
+  TRUST_PROXY?: string;
+
   /** Failed authentications (401) an address may have per AUTH_FAILURE_WINDOW_SECONDS before it is refused for that long; 0: off. */
   @IsOptional()
   @Transform(toInt)
