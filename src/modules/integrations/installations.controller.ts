@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -22,7 +22,13 @@ import {
 import { IntegrationNamePipe } from './integration-name.pipe';
 import type { Integration } from './integration.entity';
 import type { TargetInstallationRow } from './installation.read-model';
+import type { CallerRoles } from './integration.policy';
 import { InstallationJson, presentInstallation, presentTargetInstallation, TargetInstallationJson } from './installation.presenter';
+
+/** The installation whose script token authenticated the request, if one did (it reads its own configuration). */
+const ScriptInstallation = createParamDecorator(
+  (_: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<Request>().scriptPrincipal?.installationId,
+);
 import { InstallationsService } from './installations.service';
 
 /** Installations of an integration on organizations, and on their spaces and sites. */
@@ -40,9 +46,14 @@ export class InstallationsController {
   @Get('installations')
   @ApiOperation({ operationId: 'listIntegrationInstallations', summary: 'Installations of an integration in the caller’s organizations' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationInstallation') })
-  async list(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListInstallationsQueryDto) {
-    const { integration, page } = await this.installations.list(user, name, query);
-    return mapPage(page, (row) => presentInstallation(integration, row, this.config));
+  async list(
+    @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListInstallationsQueryDto,
+  ) {
+    const { integration, roles, page } = await this.installations.list(user, name, query);
+    return mapPage(page, (row) => presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script }));
   }
 
   @Post('installations')
@@ -51,12 +62,13 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: publicSchema('IntegrationInstallation') })
   async install(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Body() dto: InstallIntegrationDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.install(user, name, dto.organization);
-    const json = presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.install(user, name, dto.organization);
+    const json = presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script });
     res.setHeader('Location', json.urls.location);
     return json;
   }
@@ -67,11 +79,12 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationInstallation') })
   async get(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.get(user, name, id);
-    return presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.get(user, name, id);
+    return presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script });
   }
 
   @Patch('installations/:installationId')
@@ -80,12 +93,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationInstallation') })
   async update(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Body() dto: UpdateInstallationDto,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.update(user, name, id, dto);
-    return presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.update(user, name, id, dto);
+    return presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script });
   }
 
   @Delete('installations/:installationId')
@@ -102,9 +116,14 @@ export class InstallationsController {
   @Get('spaces')
   @ApiOperation({ operationId: 'listIntegrationSpaceInstallations', summary: 'Space installations of an integration' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSpaceInstallation') })
-  async listSpaces(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListTargetInstallationsQueryDto) {
-    const { integration, page } = await this.installations.listOn(user, name, 'space', query);
-    return { ...page, items: await this.presentSpaces(user, integration, page.items, query.extended) };
+  async listSpaces(
+    @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListTargetInstallationsQueryDto,
+  ) {
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'space', query);
+    return { ...page, items: await this.presentSpaces(user, { roles, scriptInstallationId: script }, integration, page.items, query.extended) };
   }
 
   @Get('installations/:installationId/spaces')
@@ -113,12 +132,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicListSchema('IntegrationSpaceInstallation') })
   async listInstallationSpaces(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.listOn(user, name, 'space', query, id);
-    return { ...page, items: await this.presentSpaces(user, integration, page.items, query.extended) };
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'space', query, id);
+    return { ...page, items: await this.presentSpaces(user, { roles, scriptInstallationId: script }, integration, page.items, query.extended) };
   }
 
   @Post('installations/:installationId/spaces')
@@ -128,13 +148,14 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async installOnSpace(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ExtendedQueryDto,
     @Body() dto: InstallOnSpaceDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.installOn(user, name, id, 'space', dto.space);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.installOn(user, name, id, 'space', dto.space);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script }, integration, [row], query.extended))[0];
   }
 
   @Get('installations/:installationId/spaces/:spaceId')
@@ -145,13 +166,14 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async getSpace(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('spaceId') spaceId: string,
     @Query() query: ExtendedQueryDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.getOn(user, name, id, 'space', spaceId);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.getOn(user, name, id, 'space', spaceId);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script }, integration, [row], query.extended))[0];
   }
 
   @Patch('installations/:installationId/spaces/:spaceId')
@@ -162,14 +184,15 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async updateSpace(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('spaceId') spaceId: string,
     @Query() query: ExtendedQueryDto,
     @Body() dto: UpdateTargetInstallationDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.updateOn(user, name, id, 'space', spaceId, dto);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.updateOn(user, name, id, 'space', spaceId, dto);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script }, integration, [row], query.extended))[0];
   }
 
   @Delete('installations/:installationId/spaces/:spaceId')
@@ -193,9 +216,14 @@ export class InstallationsController {
   @Get('sites')
   @ApiOperation({ operationId: 'listIntegrationSiteInstallations', summary: 'Site installations of an integration' })
   @ApiOkResponse({ schema: publicListSchema('IntegrationSiteInstallation') })
-  async listSites(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string, @Query() query: ListTargetInstallationsQueryDto) {
-    const { integration, page } = await this.installations.listOn(user, name, 'site', query);
-    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config));
+  async listSites(
+    @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Query() query: ListTargetInstallationsQueryDto,
+  ) {
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'site', query);
+    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script }));
   }
 
   @Get('installations/:installationId/sites')
@@ -204,12 +232,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicListSchema('IntegrationSiteInstallation') })
   async listInstallationSites(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.listOn(user, name, 'site', query, id);
-    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config));
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'site', query, id);
+    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script }));
   }
 
   @Post('installations/:installationId/sites')
@@ -219,13 +248,14 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async installOnSite(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() _query: ExtendedQueryDto,
     @Body() dto: InstallOnSiteDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.installOn(user, name, id, 'site', dto.siteId);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.installOn(user, name, id, 'site', dto.siteId);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script });
   }
 
   @Get('installations/:installationId/sites/:siteId')
@@ -235,13 +265,14 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async getSite(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('siteId') siteId: string,
     @Query() _query: ExtendedQueryDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.getOn(user, name, id, 'site', siteId);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.getOn(user, name, id, 'site', siteId);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script });
   }
 
   @Patch('installations/:installationId/sites/:siteId')
@@ -251,14 +282,15 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async updateSite(
     @CurrentUser() user: User,
+    @ScriptInstallation() script: string | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('siteId') siteId: string,
     @Query() _query: ExtendedQueryDto,
     @Body() dto: UpdateTargetInstallationDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.updateOn(user, name, id, 'site', siteId, dto);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.updateOn(user, name, id, 'site', siteId, dto);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script });
   }
 
   @Delete('installations/:installationId/sites/:siteId')
@@ -276,12 +308,18 @@ export class InstallationsController {
     await this.installations.uninstallFrom(user, name, id, 'site', siteId);
   }
 
-  private async presentSpaces(user: User, integration: Integration, rows: TargetInstallationRow[], extended?: boolean): Promise<TargetInstallationJson[]> {
+  private async presentSpaces(
+    user: User,
+    reader: { roles: CallerRoles; scriptInstallationId?: string },
+    integration: Integration,
+    rows: TargetInstallationRow[],
+    extended?: boolean,
+  ): Promise<TargetInstallationJson[]> {
     let spaces = new Map<string, SpaceJson>();
     if (extended) {
       const accesses = await Promise.all(rows.map((row) => this.spaces.resolve(user, row.targetId).catch(() => null)));
       spaces = new Map(accesses.flatMap((a) => (a ? [[a.space.id, presentSpace(a.space, a.permissions, this.config)] as [string, SpaceJson]] : [])));
     }
-    return rows.map((row) => presentTargetInstallation(integration, 'space', row, this.config, spaces.get(row.targetId)));
+    return rows.map((row) => presentTargetInstallation(integration, 'space', row, this.config, reader, spaces.get(row.targetId)));
   }
 }
