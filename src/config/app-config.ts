@@ -27,6 +27,8 @@ export class AppConfig {
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
+  /** ENCRYPTION_KEY (unset: the key file under DATA_DIR) and ENCRYPTION_PREVIOUS_KEYS, as written; `common/crypto/secret-cipher.ts` parses them. */
+  readonly encryption: { key?: string; previousKeys: string[] };
   /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Integration scripts: the sandbox's limits per call and its instance count; how long dev mode lasts. */
@@ -70,6 +72,13 @@ export class AppConfig {
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
+    this.encryption = {
+      key: env.ENCRYPTION_KEY?.trim(),
+      previousKeys: (env.ENCRYPTION_PREVIOUS_KEYS ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    };
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.search = { candidates: env.SEARCH_CANDIDATES, tableAfter: env.SEARCH_TABLE_AFTER };
     this.revisionLayers = { minRows: env.REVISION_LAYER_MIN_ROWS, maxShare: 0.1 };

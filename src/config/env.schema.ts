@@ -115,6 +115,23 @@ export class EnvironmentVariables {
   @Length(32, 1024)
   SIGNING_SECRET?: string;
 
+  /**
+   * Key that encrypts secrets at rest (integration secrets, signing secrets, the visitor-claims key):
+   * 32 random bytes in base64 or 64 hex digits (`openssl rand -base64 32`). Unset: a key generated once
+   * into `<DATA_DIR>/encryption.key` (the default for the embedded database; with several replicas or a
+   * container without a volume for DATA_DIR, set it). Checked at start against the database's secrets.
+   */
+  @IsOptional()
+  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*$/, { message: 'must be 32 random bytes in base64 or 64 hex digits (openssl rand -base64 32)' })
+  ENCRYPTION_KEY?: string;
+
+  /** Keys that still open secrets while a rotation (`npm run -s cli -- secrets:rotate`) re-encrypts them under ENCRYPTION_KEY; comma-separated. */
+  @IsOptional()
+  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*(,\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*)*$/, {
+    message: 'must be comma-separated keys of 32 bytes in base64 or 64 hex digits',
+  })
+  ENCRYPTION_PREVIOUS_KEYS?: string;
+
   /** Lets outbound HTTP (website import, webhooks) reach loopback, private and link-local addresses. */
   @IsOptional()
   @Transform(toBool)
@@ -376,7 +393,7 @@ export class ConfigError extends Error {}
 
 const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
 /** Never echoed in an error line: they hold passwords or tokens. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS']);
 
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
