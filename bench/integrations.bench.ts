@@ -1,15 +1,34 @@
 import { startBenchApp } from './in-process';
 /* Integrations benchmarks: render latency (cold: a fresh workerd instance; warm), events delivered per
- * second to a trivial script, and the server's memory with 50 published integrations.
+ * second to a trivial script, the server's memory with 50 published integrations, each workerd
+ * process's memory, and the time from a runaway `ctx.waitUntil` (after the answer) to its process's kill.
  * Standalone: `npm run -s build && node -r @swc-node/register bench/integrations.bench.ts`. Uses
  * DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own database. */
 import { DataSource } from 'typeorm';
+import { existsSync, readFileSync } from 'node:fs';
 import { EventsService } from '../src/modules/integrations/events.service';
+import { ScriptSandbox } from '../src/modules/integrations/runtime/script-sandbox';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const WARM = Number(process.env.BENCH_RENDERS ?? 100);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
+const COLD = Number(process.env.BENCH_COLD_RENDERS ?? 10);
+const RUNAWAYS = Number(process.env.BENCH_RUNAWAYS ?? 3);
+
+/** Answers at once, then loops forever in `ctx.waitUntil`. */
+const RUNAWAY = `
+export default {
+  async fetch(request, env, ctx) {
+    ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 50)).then(() => { for (;;) {} }));
+    return new Response('answered');
+  },
+};`;
+
+const rssMb = (pid: number | undefined) => {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(pid && existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : '')?.[1];
+  return kb ? Math.round(Number(kb) / 1024) : 0;
+};
 
 /** What `@gitbook/runtime` does for `ui_render` and events, without the bundle: the cost measured is Quire's and workerd's. */
 const SCRIPT = `
@@ -52,7 +71,7 @@ async function main(): Promise<void> {
     await publish('bench-render');
     const installation = await post('/v1/integrations/bench-render/installations', { organization: organization.id });
     const cold: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < COLD; i++) {
       await publish('bench-render'); // a new version: its instance starts on the next call
       cold.push(await timedRender());
     }
@@ -60,8 +79,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < WARM; i++) warm.push(await timedRender());
     warm.sort((a, b) => a - b);
     cold.sort((a, b) => a - b);
-    lines.push(`| render, cold (new workerd instance), median of 3 | ${ms(percentile(cold, 50))} ms |`);
+    lines.push(`| render, cold (new workerd instance), p50 / p95 of ${COLD} | ${ms(percentile(cold, 50))} / ${ms(percentile(cold, 95))} ms |`);
     lines.push(`| render, warm, p50 / p95 of ${WARM} sequential | ${ms(percentile(warm, 50))} / ${ms(percentile(warm, 95))} ms |`);
+
+    const sandbox = app.get(ScriptSandbox);
+    const renderProcess = sandbox.processes().find((p) => p.pid);
+    lines.push(`| workerd process of one integration after ${WARM} warm renders (RSS) | ${rssMb(renderProcess?.pid)} MB |`);
 
     const dataSource = app.get(DataSource);
     const integrationId = ((await dataSource.query(`SELECT id FROM integrations WHERE name = 'bench-render'`)) as { id: string }[])[0].id;
@@ -85,6 +108,31 @@ async function main(): Promise<void> {
     }
     const seconds = (performance.now() - started) / 1000;
     lines.push(`| events delivered to a trivial script (${EVENTS}, queued at once) | ${Math.round(EVENTS / seconds)} events/s |`);
+
+    // A runaway waitUntil: from the answer to the process's end (the after-answer budget, then the watcher's sample and the kill).
+    const budget = app.get(ScriptSandbox).limits.afterAnswerMs;
+    await post('/v1/integrations/bench-runaway', {
+      title: 'Runaway',
+      description: '',
+      scopes: [],
+      script: RUNAWAY,
+      organization: organization.id,
+      visibility: 'public',
+    });
+    const kills: number[] = [];
+    for (let i = 0; i < RUNAWAYS; i++) {
+      const res = await fetch(`${base}/v1/integrations/bench-runaway/public/go`);
+      await res.text();
+      const answered = performance.now();
+      const [{ id }] = (await dataSource.query(`SELECT id FROM integrations WHERE name = 'bench-runaway'`)) as { id: string }[];
+      const pid = sandbox.processes().find((p) => p.key.startsWith(`${id}:`))?.pid;
+      while (pid && existsSync(`/proc/${pid}`) && performance.now() - answered < 30_000) await new Promise((resolve) => setTimeout(resolve, 10));
+      kills.push(performance.now() - answered);
+    }
+    kills.sort((a, b) => a - b);
+    lines.push(
+      `| runaway \`waitUntil\` (a loop after the answer): answer → process killed, budget ${budget} ms, ${RUNAWAYS} runs | min ${ms(kills[0])} / median ${ms(percentile(kills, 50))} / max ${ms(kills[kills.length - 1])} ms |`,
+    );
 
     global.gc?.();
     const before = process.memoryUsage().rss;

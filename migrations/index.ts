@@ -22,6 +22,7 @@ import { RevisionLayers1800000080000 } from './1800000080000-revision-layers';
 import { DocumentTsvUncompressed1800000081000 } from './1800000081000-document-tsv-uncompressed';
 import { SearchTables1800000091000 } from './1800000091000-search-tables';
 import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
+import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
 import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -50,5 +51,6 @@ export const MIGRATIONS = [
   DocumentTsvUncompressed1800000081000,
   SearchTables1800000091000,
   PageTreeKeys1800000092000,
+  IntegrationEventsRetention1800000110000,
   EncryptSecrets1800000120000,
 ];

@@ -33,8 +33,10 @@ export class AppConfig {
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Integration scripts: the sandbox's limits per call and its instance count; how long dev mode lasts. */
   readonly integrations: {
-    sandbox: { timeoutMs: number; memoryBytes: number; requestBytes: number; responseBytes: number; maxInstances: number };
+    sandbox: { timeoutMs: number; memoryBytes: number; afterAnswerMs: number; requestBytes: number; responseBytes: number; maxInstances: number };
     devModeMs: number;
+    /** Days an integration event (delivered, rendered, fetched) is kept before the retention purge deletes it. */
+    eventRetentionDays: number;
   };
   /** Search: how many title and body matches are ranked per query; the pages from which a rebuild gets a table of its own. */
   readonly search: { candidates: number; tableAfter: number };
@@ -86,11 +88,13 @@ export class AppConfig {
       sandbox: {
         timeoutMs: env.INTEGRATION_SCRIPT_TIMEOUT_MS,
         memoryBytes: env.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
+        afterAnswerMs: env.INTEGRATION_SCRIPT_AFTER_ANSWER_MS,
         requestBytes: 1024 * 1024,
         responseBytes: 5 * 1024 * 1024,
         maxInstances: env.INTEGRATION_SANDBOX_INSTANCES,
       },
       devModeMs: env.INTEGRATION_DEV_MODE_MINUTES * 60_000,
+      eventRetentionDays: env.INTEGRATION_EVENT_RETENTION_DAYS,
     };
     this.contentImport = {
       maxPages: env.IMPORT_MAX_PAGES,

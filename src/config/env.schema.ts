@@ -161,6 +161,25 @@ export class EnvironmentVariables {
   @Max(8192)
   INTEGRATION_SCRIPT_MEMORY_MB: number = 256;
 
+  /**
+   * Wall time a workerd process may keep working after it answered (`ctx.waitUntil`). Past it, a process
+   * still using CPU is killed (the next call starts a fresh one). Memory is watched for the whole life.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  INTEGRATION_SCRIPT_AFTER_ANSWER_MS: number = 2_000;
+
+  /** Days integration events (deliveries, renders, public-endpoint calls, script fetches) are kept. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  INTEGRATION_EVENT_RETENTION_DAYS: number = 14;
+
   /** workerd processes alive at once (one per integration; least recently used closed first). */
   @IsOptional()
   @Transform(toInt)

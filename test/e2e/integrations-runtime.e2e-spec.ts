@@ -279,7 +279,7 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
       expect(tunnel.received).toHaveLength(1);
       expect(tunnel.received[0].headers['content-type']).toMatch(/^multipart\/form-data/);
       expect(tunnel.received[0].body.toString()).toContain('"type":"ui_render"');
-      expect((await t.http.delete('/v1/integrations/quire-sample/dev').set(...org.admin.auth)).status).toBe(204);
+      expect((await t.http.delete('/v1/integrations/quire-sample/dev').set(...org.admin.auth)).status).toBe(205);
       const back = await t.http
         .post('/v1/integrations/quire-sample/render')
         .set(...org.admin.auth)

@@ -28,8 +28,23 @@ export async function waitForEvent(t: TestApp, actor: Actor, name: string, event
   }
 }
 
-/** Events of an integration whose payload type is `type`, newest first. */
+/** Waits until no event of the integration is still `pending` (lists show handled events only). */
+export async function eventsSettled(t: TestApp, name: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM integration_events e JOIN integrations i ON i.id = e.integration_id WHERE i.name = $1 AND e.status = 'pending'`,
+      [name],
+    );
+    if (n === 0) return;
+    if (Date.now() > until) throw new Error(`${n} events of ${name} still pending`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Events of an integration whose payload type is `type`, newest first (once none is pending). */
 export async function eventsOfType(t: TestApp, actor: Actor, name: string, type: string): Promise<{ id: string; payload: Record<string, unknown> }[]> {
+  await eventsSettled(t, name);
   const res = await t.http.get(`/v1/integrations/${name}/events?limit=100`).set(...actor.auth);
   return (res.body.items as { id: string; payload: Record<string, unknown> }[]).filter((e) => e.payload.type === type);
 }

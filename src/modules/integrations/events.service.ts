@@ -13,8 +13,11 @@ import { InstallationsRepository } from './installations.repository';
 import { IntegrationsRepository } from './integrations.repository';
 import { IntegrationsService } from './integrations.service';
 import { ScriptDispatcher } from './runtime/script-dispatcher';
-import { ScriptFailure } from './runtime/script-sandbox';
-import type { TargetInstallation } from './runtime/environment';
+import { ScriptFailure, ScriptResult } from './runtime/script-sandbox';
+import type { TargetInstallation } from './runtime/environment.read-model';
+import type { DispatchContext } from './runtime/script-dispatcher';
+import type { TraceLog } from './integration.read-model';
+import { AppConfig } from '../../config/app-config';
 
 export interface NewEvent {
   integrationId: string;
@@ -42,7 +45,49 @@ export class EventsService {
     private readonly integrationsService: IntegrationsService,
     private readonly dispatcher: ScriptDispatcher,
     private readonly jobs: JobsService,
+    private readonly config: AppConfig,
   ) {}
+
+  /**
+   * A call that is answered at once (a render, a public-endpoint request, a script fetch): dispatched,
+   * then stored as a handled event with the script's logs (`success` for a 2xx answer, `failed`
+   * otherwise), so a failing render leaves its trace in `GET …/events` like a delivery does.
+   */
+  async traced(integration: Integration, event: Record<string, unknown> & { type: string; eventId: string }, context: DispatchContext): Promise<ScriptResult> {
+    const record = (status: 'success' | 'failed', logs: TraceLog[], error: string | null) =>
+      this.events
+        .insertHandled({
+          id: event.eventId,
+          integrationId: integration.id,
+          installationId: context.installation?.id ?? null,
+          payload: event,
+          status,
+          logs,
+          error,
+        })
+        .catch((failure: unknown) => this.logger.warn({ msg: 'could not record an integration call', eventId: event.eventId, err: failure }));
+    try {
+      const result = await this.dispatcher.dispatch(integration, event, context);
+      const ok = result.status >= 200 && result.status < 300;
+      await record(ok ? 'success' : 'failed', result.logs, ok ? null : `the script answered ${result.status}`);
+      return result;
+    } catch (error) {
+      const failure = error instanceof ScriptFailure ? error : new ScriptFailure('crashed', (error as Error).message);
+      await record('failed', [...failure.logs, { level: 'error', message: failure.message, timestamp: new Date().toISOString() }], failure.message);
+      throw failure;
+    }
+  }
+
+  /** Deletes events past the retention period (`INTEGRATION_EVENT_RETENTION_DAYS`), in batches; answers how many. */
+  async purgeExpired(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.integrations.eventRetentionDays * 86_400_000);
+    let purged = 0;
+    for (;;) {
+      const deleted = await this.events.purgeBefore(before, 5000);
+      purged += deleted;
+      if (deleted < 5000) return purged;
+    }
+  }
 
   /** Stores the event and queues its delivery in the caller's transaction: both or neither. */
   async emit(event: NewEvent, manager: EntityManager): Promise<string> {
@@ -78,21 +123,26 @@ export class EventsService {
     }
   }
 
+  /**
+   * The space or site installation an event concerns, as stored (never made up): site events
+   * (`site_view`, `site_installation_setup`, a site's `fetch_published_script`) carry the site's,
+   * space events the space's. `site_view` payloads also name the space shown, which is not its target.
+   */
   private async targetOf(event: IntegrationEvent, installationId: string | undefined): Promise<TargetInstallation | null> {
     if (!installationId) return null;
-    for (const kind of ['space', 'site'] as const) {
-      const targetId = event.payload[`${kind}Id`];
-      if (typeof targetId !== 'string') continue;
-      const row = await this.installations.findTarget(kind, installationId, targetId);
-      return {
-        kind,
-        targetId,
-        status: row?.status ?? 'active',
-        configuration: row?.configuration ?? {},
-        externalIds: row?.externalIds ?? [],
-      };
-    }
-    return null;
+    const { payload } = event;
+    const kind = payload.type.startsWith('space_')
+      ? 'space'
+      : typeof payload.siteId === 'string'
+        ? 'site'
+        : typeof payload.spaceId === 'string'
+          ? 'space'
+          : null;
+    if (!kind) return null;
+    const targetId = payload[`${kind}Id`];
+    if (typeof targetId !== 'string') return null;
+    const row = await this.installations.findTarget(kind, installationId, targetId);
+    return row ? { kind, targetId, status: row.status, configuration: row.configuration, externalIds: row.externalIds } : null;
   }
 
   async list(user: User, name: string, query: { page?: string; limit: number }): Promise<{ integration: Integration; page: Page<IntegrationEvent> }> {

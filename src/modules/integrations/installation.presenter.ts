@@ -11,13 +11,18 @@ import type { InstallationRow, TargetInstallationRow } from './installation.read
 export interface ConfigurationReader {
   roles: CallerRoles;
   scriptInstallationId?: string;
+  /** The script's own `environment` (not an API answer): the whole configuration, write-only fields included. */
+  environment?: boolean;
 }
+
+/** The reader of a script call's `environment` (`runtime/environment.presenter.ts`). */
+export const SCRIPT_ENVIRONMENT: ConfigurationReader = { roles: new Map(), environment: true };
 
 /**
  * Configuration is read by those who administer the installation (admins of its organization) and by
  * the installation's own script; everyone else (guests, readers, members below admin) sees `{}` (the
  * public schemas require the field). Fields the manifest marks `writeOnly` are never shown, admins and
- * the script included (the script receives them in its `environment`).
+ * the script included (the script receives them in its `environment`, presented with `SCRIPT_ENVIRONMENT`).
  */
 export function shownConfiguration(
   reader: ConfigurationReader,
@@ -25,6 +30,7 @@ export function shownConfiguration(
   schema: Integration['configurations']['account'],
   configuration: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (reader.environment) return configuration;
   const administers = reader.roles.get(installation.organizationId) === 'admin' || reader.scriptInstallationId === installation.id;
   return administers ? readableConfiguration(schema, configuration) : {};
 }

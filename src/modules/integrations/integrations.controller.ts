@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
@@ -73,10 +73,10 @@ export class IntegrationsController {
   }
 
   @Delete(':integrationName/dev')
-  @HttpCode(204)
+  @HttpCode(205)
   @ApiParam({ name: 'integrationName' })
   @ApiOperation({ operationId: 'disableIntegrationDevelopmentMode', summary: 'Stop development mode' })
-  @ApiNoContentResponse({ description: 'Development mode disabled' })
+  @ApiResponse({ status: 205, description: 'Development mode disabled' })
   async clearDev(@CurrentUser() user: User, @Param('integrationName', IntegrationNamePipe) name: string): Promise<void> {
     await this.integrations.clearDevMode(user, name);
   }

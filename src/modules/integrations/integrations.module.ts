@@ -1,3 +1,4 @@
+import { AppConfig } from '../../config/app-config';
 import { Global, Module } from '@nestjs/common';
 import { SITE_VIEWS } from '../insights/site-views.port';
 import { SITE_SCRIPTS } from '../sites/site-scripts.port';
@@ -14,6 +15,9 @@ import { PublishedScriptsService } from './published-scripts.service';
 import { SpaceIntegrationsController } from './space-integrations.controller';
 import { SpaceIntegrationsService } from './space-integrations.service';
 import { EventsController } from './events.controller';
+import { SiteIntegrationsController } from './site-integrations.controller';
+import { scriptEnvironment } from './runtime/environment.presenter';
+import { SCRIPT_ENVIRONMENT, type ScriptEnvironmentShaper } from './runtime/environment.read-model';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 import { InstallationsController } from './installations.controller';
@@ -21,6 +25,7 @@ import { InstallationsRepository } from './installations.repository';
 import { InstallationsService } from './installations.service';
 import { IntegrationEvent } from './integration-event.entity';
 import { DeliverEventJob } from './integration-events.job';
+import { PurgeIntegrationEventsJob } from './integration-events-purge.job';
 import { IntegrationInstallation } from './integration-installation.entity';
 import { IntegrationSiteInstallation } from './integration-site-installation.entity';
 import { IntegrationSpaceInstallation } from './integration-space-installation.entity';
@@ -54,7 +59,15 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     SpaceWritesModule,
     OutboundModule,
   ],
-  controllers: [IntegrationsController, InstallationsController, EventsController, RenderController, PublicEndpointController, SpaceIntegrationsController],
+  controllers: [
+    IntegrationsController,
+    InstallationsController,
+    EventsController,
+    RenderController,
+    PublicEndpointController,
+    SpaceIntegrationsController,
+    SiteIntegrationsController,
+  ],
   providers: [
     IntegrationsRepository,
     InstallationsRepository,
@@ -63,6 +76,14 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     InstallationsService,
     EventsService,
     DeliverEventJob,
+    PurgeIntegrationEventsJob,
+    {
+      provide: SCRIPT_ENVIRONMENT,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ScriptEnvironmentShaper => ({
+        shape: (subjects, secret, tokens) => scriptEnvironment(config, subjects, secret, tokens),
+      }),
+    },
     IntegrationTokensService,
     RenderService,
     PublicEndpointService,

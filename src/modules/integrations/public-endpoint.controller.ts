@@ -37,8 +37,10 @@ export class PublicEndpointController {
   ): Promise<void> {
     if (kind !== 'sites' && kind !== 'spaces') throw integrationError('integration.not_found', 'Not found');
     const result = await this.scripts.fetch(name, installationId, kind === 'sites' ? 'site' : 'space', targetId);
-    if (result.status >= 200 && result.status < 300) res.setHeader('Content-Type', 'application/javascript; charset=utf-8');
-    res.setHeader('Cache-Control', 'public, max-age=60');
+    // Loaded by a `<script>` of a docs site on another origin: readable cross-origin, and a script by its type (nosniff).
+    res.setHeader('Content-Type', result.status >= 200 && result.status < 300 ? 'application/javascript; charset=utf-8' : 'text/plain; charset=utf-8');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    res.setHeader('Cache-Control', result.status >= 200 && result.status < 300 ? 'public, max-age=60' : 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.status(result.status).end(result.body);
   }
@@ -65,9 +67,25 @@ export class PublicEndpointController {
   }
 }
 
+/** The sandbox every public-endpoint answer runs in (an opaque origin: the API's origin stays out of reach). */
+export const PUBLIC_ENDPOINT_SANDBOX = 'sandbox allow-scripts allow-forms allow-popups';
+
+/**
+ * The script's answer, with the headers it may set. The server's own security headers (set before the
+ * route) are replaced: the CSP is the sandbox, after the script's own policy when it sent one, and there
+ * is no `X-Frame-Options`, so the editor can frame a block's page.
+ */
 function send(res: Response, result: ScriptResult): void {
-  for (const [name, value] of result.headers) if (!DROPPED.has(name.toLowerCase())) res.setHeader(name, value);
-  // The script's pages run in an origin that also serves the API: keep them from reading it.
-  if (!res.getHeader('content-security-policy')) res.setHeader('Content-Security-Policy', 'sandbox allow-scripts allow-forms allow-popups');
+  res.removeHeader('Content-Security-Policy');
+  res.removeHeader('X-Frame-Options');
+  let csp: string | undefined;
+  for (const [name, value] of result.headers) {
+    const lower = name.toLowerCase();
+    if (DROPPED.has(lower) || lower === 'x-frame-options') continue;
+    if (lower === 'content-security-policy') csp = csp ? `${csp}, ${value}` : value;
+    else res.setHeader(name, value);
+  }
+  // Ours is a policy of its own: every policy is enforced, so a script's own `sandbox allow-same-origin` cannot lift it.
+  res.setHeader('Content-Security-Policy', csp ? `${csp}, ${PUBLIC_ENDPOINT_SANDBOX}` : PUBLIC_ENDPOINT_SANDBOX);
   res.status(result.status).end(result.body);
 }

@@ -3,7 +3,7 @@ import { newId } from '../../common/ids';
 import { integrationError } from './integration.errors';
 import { InstallationsRepository } from './installations.repository';
 import { IntegrationsRepository } from './integrations.repository';
-import { ScriptDispatcher } from './runtime/script-dispatcher';
+import { EventsService } from './events.service';
 import { ScriptFailure, ScriptResult } from './runtime/script-sandbox';
 
 export interface IncomingRequest {
@@ -22,7 +22,7 @@ export class PublicEndpointService {
   constructor(
     private readonly integrations: IntegrationsRepository,
     private readonly installations: InstallationsRepository,
-    private readonly dispatcher: ScriptDispatcher,
+    private readonly events: EventsService,
   ) {}
 
   async handle(name: string, installationId: string | null, request: IncomingRequest): Promise<ScriptResult> {
@@ -38,7 +38,7 @@ export class PublicEndpointService {
       request: { method: request.method.toLowerCase(), url: request.url, headers },
     };
     try {
-      return await this.dispatcher.dispatch(integration, event, { installation, fetchBody: request.body });
+      return await this.events.traced(integration, event, { installation, fetchBody: request.body });
     } catch (error) {
       throw integrationError('integration.script_failed', error instanceof ScriptFailure ? error.message : 'the script failed');
     }

@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { integrationError } from './integration.errors';
 import { InstallationsRepository } from './installations.repository';
 import { IntegrationsRepository } from './integrations.repository';
-import { ScriptDispatcher } from './runtime/script-dispatcher';
+import { EventsService } from './events.service';
 import { ScriptFailure, ScriptResult } from './runtime/script-sandbox';
 
 /** One script a site (or a space) loads from an integration: `{ script, contentSecurityPolicy, cookies }`. */
@@ -27,7 +27,7 @@ export class PublishedScriptsService {
   constructor(
     private readonly installations: InstallationsRepository,
     private readonly integrations: IntegrationsRepository,
-    private readonly dispatcher: ScriptDispatcher,
+    private readonly events: EventsService,
     private readonly config: AppConfig,
   ) {}
 
@@ -71,10 +71,11 @@ export class PublishedScriptsService {
     ).some((i) => i.installationId === installation.id);
     if (!covered) throw integrationError('integration.installation_not_found', `Integration ${name} is not installed on ${kind} ${targetId}`);
     const row = await this.installations.findTarget(kind, installation.id, targetId);
-    const target = { kind, targetId, status: row?.status ?? 'active', configuration: row?.configuration ?? {}, externalIds: row?.externalIds ?? [] };
+    // Covered through `*_selection: all` without a row of its own: no space/site installation to hand over.
+    const target = row ? { kind, targetId, status: row.status, configuration: row.configuration, externalIds: row.externalIds } : null;
     const event = { eventId: newId(), type: 'fetch_published_script', installationId: installation.id, [`${kind}Id`]: targetId };
     try {
-      return await this.dispatcher.dispatch(integration, event, { installation, target });
+      return await this.events.traced(integration, event, { installation, target });
     } catch (error) {
       throw integrationError('integration.script_failed', error instanceof ScriptFailure ? error.message : 'the script failed');
     }

@@ -9,7 +9,7 @@ import { RenderIntegrationDto } from './dto/render.dto';
 import { integrationError } from './integration.errors';
 import { InstallationsRepository } from './installations.repository';
 import { IntegrationsService } from './integrations.service';
-import { ScriptDispatcher } from './runtime/script-dispatcher';
+import { EventsService } from './events.service';
 import { ScriptFailure } from './runtime/script-sandbox';
 
 /** Renders an integration's component (a `ui_render` event) for a caller, in the context's organization. */
@@ -19,7 +19,7 @@ export class RenderService {
     private readonly integrations: IntegrationsService,
     private readonly installations: InstallationsRepository,
     private readonly spaces: SpaceAccessService,
-    private readonly dispatcher: ScriptDispatcher,
+    private readonly events: EventsService,
   ) {}
 
   /** The GET form: `request` is the JSON body compressed with lz-string, as GitBook's renderer sends it. */
@@ -44,7 +44,12 @@ export class RenderService {
     return dto;
   }
 
-  async render(user: User, name: string, dto: RenderIntegrationDto): Promise<unknown> {
+  /**
+   * The script's answer, and the `Cache-Control` it asked for: `setCache({ maxAge })` in
+   * `@gitbook/runtime` answers `Cache-Control: max-age=N`, which becomes `private, max-age=N` (a render
+   * is for its caller); without it, `no-store`.
+   */
+  async render(user: User, name: string, dto: RenderIntegrationDto): Promise<{ output: unknown; cacheControl: string }> {
     const { value, roles } = await this.integrations.get(user, name);
     const { integration } = value;
     const context = dto.context;
@@ -67,19 +72,20 @@ export class RenderService {
     const event = {
       eventId: newId(),
       type: 'ui_render',
+      // The space or site is in `context` only: the public `UIRenderEvent` is one of a space, site or
+      // installation event, and one with both `spaceId` and `installationId` would be two of them.
       installationId: installation.id,
-      ...(spaceId ? { spaceId } : {}),
-      ...(siteId ? { siteId } : {}),
       auth: { userId: user.id },
       componentId: dto.componentId,
       props: dto.props,
       state: dto.state,
-      context,
+      // `ContentKitContext` requires a theme; GitBook's renderer always sends one.
+      context: { theme: 'light', ...context },
       action: dto.action,
     };
     let result;
     try {
-      result = await this.dispatcher.dispatch(integration, event, { installation, target });
+      result = await this.events.traced(integration, event, { installation, target });
     } catch (error) {
       throw integrationError('integration.script_failed', error instanceof ScriptFailure ? error.message : 'the script failed');
     }
@@ -87,15 +93,25 @@ export class RenderService {
     if (result.status === 404) throw integrationError('integration.not_found', `Integration ${name} has no component ${dto.componentId}`);
     if (result.status < 200 || result.status >= 300)
       throw integrationError('integration.script_failed', `the script answered ${result.status}: ${text.slice(0, 300)}`);
+    let output: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      output = JSON.parse(text) as unknown;
     } catch {
       throw integrationError('integration.script_failed', 'the script did not answer JSON');
     }
+    return { output, cacheControl: cacheControlOf(result.headers) };
   }
 
   private async targetOf(kind: 'space' | 'site', installationId: string, targetId: string) {
     const row = await this.installations.findTarget(kind, installationId, targetId);
     return row ? { kind, targetId, status: row.status, configuration: row.configuration, externalIds: row.externalIds } : null;
   }
+}
+
+/** `private, max-age=N` for a script's `Cache-Control: max-age=N` (N a whole number of seconds, at most a day), else `no-store`. */
+function cacheControlOf(headers: [string, string][]): string {
+  const value = headers.find(([name]) => name.toLowerCase() === 'cache-control')?.[1] ?? '';
+  const maxAge = /(?:^|[,\s])max-age=(\d{1,9})(?:$|[,\s])/i.exec(value)?.[1];
+  if (maxAge === undefined || Number(maxAge) === 0) return 'no-store';
+  return `private, max-age=${Math.min(Number(maxAge), 86_400)}`;
 }

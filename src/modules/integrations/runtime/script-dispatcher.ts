@@ -1,13 +1,20 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { SCRIPT_CALL_HEADER, scriptCallMarker } from '../../../common/rate-limit/script-call';
 import { AppConfig } from '../../../config/app-config';
+import { InstallationsRepository } from '../installations.repository';
 import type { IntegrationInstallation } from '../integration-installation.entity';
 import type { Integration } from '../integration.entity';
 import { IntegrationTokensService } from '../integration-tokens.service';
 import { IntegrationsRepository } from '../integrations.repository';
-import { scriptEnvironment, TargetInstallation } from './environment';
+import { SCRIPT_ENVIRONMENT, type ScriptEnvironmentShaper, type TargetInstallation } from './environment.read-model';
 import { ScriptFailure, ScriptResult, ScriptSandbox } from './script-sandbox';
+import { FETCH_ERROR_HEADER } from './script-wrapper';
+
+/** Statuses whose answers have no body (a `Response` refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+/** Headers of an answer not handed back to the script (the body is handed over decoded and whole). */
+const ANSWER_HOP_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', FETCH_ERROR_HEADER]);
 
 /** Headers a script may not set on its outbound requests (the guard and Node own them). */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'accept-encoding', 'te', 'trailer']);
@@ -30,8 +37,10 @@ export class ScriptDispatcher implements OnModuleInit {
     private readonly sandbox: ScriptSandbox,
     private readonly outbound: OutboundHttpClient,
     private readonly integrations: IntegrationsRepository,
+    private readonly installations: InstallationsRepository,
     private readonly tokens: IntegrationTokensService,
     private readonly config: AppConfig,
+    @Inject(SCRIPT_ENVIRONMENT) private readonly environment: ScriptEnvironmentShaper,
   ) {}
 
   onModuleInit(): void {
@@ -46,7 +55,10 @@ export class ScriptDispatcher implements OnModuleInit {
     const [integrationToken, installationToken] = await this.tokens.mint(integration.id, installation?.id ?? null, installation ? 2 : 1);
     const tokens: { integration: string; installation?: string } = { integration: integrationToken };
     if (installationToken) tokens.installation = installationToken;
-    const environment = scriptEnvironment(this.config, integration, stored.signingSecret, tokens, installation, context.target);
+    const owner = await this.integrations.organization(integration.organizationId);
+    if (!owner) throw new ScriptFailure('crashed', 'the integration has no owner');
+    const spaces = installation ? ((await this.installations.spacesCount([installation.id])).get(installation.id) ?? 0) : 0;
+    const environment = this.environment.shape({ integration, owner, installation, spaces, target: context.target }, stored.signingSecret, tokens);
     const form = new FormData();
     form.append('event', JSON.stringify(event));
     form.append('environment', JSON.stringify(environment));
@@ -56,7 +68,9 @@ export class ScriptDispatcher implements OnModuleInit {
     const contentType = request.headers.get('content-type')!;
 
     if (this.devModeApplies(integration, installation)) return this.toTunnel(integration.devTunnelUrl!, body, contentType);
-    return this.sandbox.call({ key: `${integration.id}:${integration.version}`, script: stored.script }, body, contentType);
+    // One process per organization: what a call leaves in the script's globals stays in its organization.
+    const key = `${integration.id}:${integration.version}:${installation?.organizationId ?? '-'}`;
+    return this.sandbox.call({ key, script: stored.script }, body, contentType);
   }
 
   /** Dev mode is on, not expired, and covers this call (the owner's organization, or everyone with `all`). */
@@ -86,8 +100,24 @@ export class ScriptDispatcher implements OnModuleInit {
     }
   }
 
-  /** A script's own `fetch`: through the guarded client (Quire's own API is always reachable). */
+  /**
+   * A script's own `fetch`: through the guarded client (Quire's own API is always reachable). Answers
+   * reach the script as they are (204 and 205 included, without a body); a request that could not be
+   * made rejects the script's `fetch` with a `TypeError` (the entry module turns the marker header into
+   * it), never an error page with the server's stack.
+   */
   private async scriptFetch(request: Request): Promise<Response> {
+    try {
+      return await this.forward(request);
+    } catch (error) {
+      const reason = String((error as Error)?.message ?? error)
+        .replace(/[\r\n]+/g, ' ')
+        .slice(0, 300);
+      return new Response(null, { status: 599, headers: { [FETCH_ERROR_HEADER]: `fetch failed: ${reason}` } });
+    }
+  }
+
+  private async forward(request: Request): Promise<Response> {
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       if (!HOP_HEADERS.has(name.toLowerCase())) headers[name] = value;
@@ -98,18 +128,18 @@ export class ScriptDispatcher implements OnModuleInit {
       // as a script's, so the rate limits count them per installation, not as the server's own address.
       headers[SCRIPT_CALL_HEADER] = scriptCallMarker();
       const response = await fetch(request.url, { method: request.method, headers, body, redirect: 'manual' });
-      return new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers });
-    }
-    try {
-      const response = await this.outbound.get({ url: request.url, method: request.method, headers, body, maxBytes: this.sandbox.limits.responseBytes });
       const out = new Headers();
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (value !== undefined && !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name))
-          out.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      return new Response(response.status === 204 || response.status === 304 ? null : response.body, { status: response.status, headers: out });
-    } catch (error) {
-      return new Response(`Quire refused or could not complete this request: ${(error as Error).message}`, { status: 502 });
+      response.headers.forEach((value, name) => {
+        if (!ANSWER_HOP_HEADERS.has(name)) out.set(name, value);
+      });
+      const bytes = await response.arrayBuffer();
+      return new Response(NULL_BODY.has(response.status) ? null : bytes, { status: response.status, headers: out });
     }
+    const response = await this.outbound.get({ url: request.url, method: request.method, headers, body, maxBytes: this.sandbox.limits.responseBytes });
+    const out = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined && !ANSWER_HOP_HEADERS.has(name)) out.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return new Response(NULL_BODY.has(response.status) ? null : response.body, { status: response.status, headers: out });
   }
 }

@@ -1,9 +1,28 @@
+/** Header by which the server's outbound handler says that a script's `fetch` failed (never passed on from a remote answer). */
+export const FETCH_ERROR_HEADER = 'x-quire-fetch-error';
+
+/**
+ * Evaluated before the script (imported first by the entry module): the script's `fetch` rejects with a
+ * `TypeError` when the request could not be made (refused by the outbound guard, unreachable host,
+ * time-out), as the Workers runtime does, instead of resolving with an error response.
+ */
+export const FETCH_MODULE = `
+const nativeFetch = globalThis.fetch;
+globalThis.fetch = async function fetch(input, init) {
+  const response = await nativeFetch(input, init);
+  const failure = response.headers.get('${FETCH_ERROR_HEADER}');
+  if (failure !== null) throw new TypeError(failure);
+  return response;
+};
+`;
+
 /**
  * The entry module every script runs behind, inside workerd. It captures the script's `console`
  * output for the event's trace and returns the script's answer and that trace in one JSON envelope,
  * so the logs of a call can never be mixed with another call's (one call at a time per instance).
  */
 export const WRAPPER_MODULE = `
+import './quire-fetch.mjs';
 import integration from './integration.mjs';
 const LEVELS = { debug: 'debug', info: 'info', log: 'info', warn: 'warn', error: 'error' };
 const MAX_LOGS = 200;

@@ -1,0 +1,42 @@
+import { createComponent, createIntegration } from '@gitbook/runtime';
+
+/** Like GitBook's webhook integration: its configuration screen reads the integration's first external link. */
+const configure = createComponent({
+  componentId: 'configure',
+  render: async (element, context) => {
+    const integration = context.environment.integration;
+    const docs = integration.externalLinks[0].url;
+    return (
+      <configuration>
+        <markdown content={`See ${docs} (by ${integration.owner.title})`} />
+      </configuration>
+    );
+  },
+});
+
+/** A block that caches its output, as `setCache` lets a block do. */
+const cached = createComponent({
+  componentId: 'cached',
+  render: async (element) => {
+    element.setCache({ maxAge: 300 });
+    return (
+      <block>
+        <markdown content="cached for five minutes" />
+      </block>
+    );
+  },
+});
+
+export default createIntegration({
+  components: [configure, cached],
+  events: {
+    /** Like GitBook's analytics integrations: a site view read with the site installation's configuration. */
+    site_view: async (event, context) => {
+      const site = context.environment.siteInstallation;
+      console.log(
+        `site_view of ${event.siteId}: siteInstallation ${site ? `${site.site} key=${(site.configuration as { siteKey?: string }).siteKey}` : 'missing'}`,
+      );
+      console.log(`spaceInstallation ${context.environment.spaceInstallation ? 'present' : 'absent'}`);
+    },
+  },
+});
