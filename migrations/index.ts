@@ -24,6 +24,7 @@ import { SearchTables1800000091000 } from './1800000091000-search-tables';
 import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
 import { InstallationGrantedScopes1800000100000 } from './1800000100000-installation-granted-scopes';
 import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
+import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   PageTreeKeys1800000092000,
   InstallationGrantedScopes1800000100000,
   IntegrationEventsRetention1800000110000,
+  EncryptSecrets1800000120000,
 ];

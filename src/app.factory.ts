@@ -6,6 +6,8 @@ import { AppModule } from './app.module';
 import { JsonReplyAdapter } from './common/http/json-reply.adapter';
 import { setupApp } from './app.setup';
 import { PinoNestLogger } from './common/logging/logger';
+import { configureSecretCipher } from './common/crypto/secret-cipher';
+import { checkEncryptionKey } from './common/crypto/secret-columns';
 import { AppConfig } from './config/app-config';
 import { runMigrations } from './database/data-source';
 import { AdminService } from './modules/admin/admin.service';
@@ -15,6 +17,8 @@ import { AdminService } from './modules/admin/admin.service';
  * and the environment bootstrap. Shared by `main.ts`, the e2e tests and the benchmark.
  */
 export async function createApp(config: AppConfig, databaseUrl: string, logger: Logger): Promise<NestExpressApplication> {
+  // Before anything reads or writes a secret (the migrations included): a bad key stops the start here.
+  const cipher = configureSecretCipher(config);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), new JsonReplyAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
@@ -25,6 +29,14 @@ export async function createApp(config: AppConfig, databaseUrl: string, logger: 
   if (config.migrationsRun) {
     const applied = await runMigrations(app.get(DataSource));
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  }
+  // The key must open the secrets already stored (a ConfigError naming the key ids, never a key).
+  const dataSource = app.get(DataSource);
+  try {
+    await checkEncryptionKey((sql, parameters) => dataSource.query(sql, parameters), cipher);
+  } catch (error) {
+    await app.close();
+    throw error;
   }
   if (config.bootstrap) {
     const result = await app.get(AdminService).bootstrap(config.bootstrap);

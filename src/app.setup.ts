@@ -16,8 +16,9 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   app.disable('x-powered-by');
   // express's weak ETag, computed without a copy of the body (common/http/json-reply.adapter.ts).
   app.set('etag', weakEtag);
-  // Forwarded headers are believed only from proxies on private networks (the load balancer), not from clients.
-  app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal']);
+  // Forwarded headers are believed only from the proxies the operator names (TRUST_PROXY), by default none:
+  // integration scripts call back from loopback, and a private network may hold clients too.
+  app.set('trust proxy', config.trustProxy.length > 0 ? config.trustProxy : false);
   // Request id, security headers, the log line and the duration metric: one middleware, one listener.
   app.use(requestEdge(logger, app.get(MetricsService)));
   useInputGate(app, config);

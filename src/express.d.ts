@@ -19,6 +19,10 @@ declare global {
       membership?: Membership;
       /** Set by the script authenticator when the token is an integration script's (scopes and reach). */
       scriptPrincipal?: ScriptPrincipal;
+      /** Set by the rate-limit guard: SHA-256 (hex) of the bearer secret, so the authenticator need not hash it again. */
+      bearerTokenHash?: string;
+      /** Set by the rate-limit guard when the address is locked out for failed authentications: seconds left. */
+      authLockout?: number;
     }
   }
 }

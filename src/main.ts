@@ -50,8 +50,10 @@ async function main(): Promise<void> {
   try {
     app = await createApp(config, database.url, logger);
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
     await database.release().catch(() => undefined);
+    // A wrong encryption key (or a key file that cannot be read): one plain line, like other settings.
+    if (error instanceof ConfigError) refuseToStart(error.message);
+    logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   }
   try {

@@ -5,6 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DataSource } from 'typeorm';
 import { CliModule } from '../cli.module';
+import { configureSecretCipher, SecretDecryptionError } from '../common/crypto/secret-cipher';
+import { checkEncryptionKey, rotateRows } from '../common/crypto/secret-columns';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../common/roles';
 import { AppConfig, loadConfig } from '../config/app-config';
 import { ConfigError } from '../config/env.schema';
@@ -32,6 +34,8 @@ function parseRole(value: string): string {
  */
 async function withDatabase<T>(io: CliIo, work: (config: AppConfig, url: string) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
+  // The key opens the secrets the migrations and commands read or write (a bad key: one line, exit 1).
+  configureSecretCipher(config);
   const database: ResolvedDatabase = await resolveDatabase(config, (line) => io.stderr(`${line}\n`));
   try {
     return await work(config, database.url);
@@ -49,6 +53,12 @@ async function withAdmin<T>(io: CliIo, work: (admin: AdminService) => Promise<T>
       } finally {
         await dataSource.destroy();
       }
+    }
+    const checked = await createDataSource(url, 1).initialize();
+    try {
+      await checkEncryptionKey((sql, parameters) => checked.query(sql, parameters), configureSecretCipher(config));
+    } finally {
+      await checked.destroy();
     }
     const context = await NestFactory.createApplicationContext(CliModule.forRoot(config, url), { logger: false });
     try {
@@ -113,6 +123,26 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('secrets:rotate')
+    .description(
+      're-encrypt every secret at rest under ENCRYPTION_KEY (or the key file), opening them with it or ENCRYPTION_PREVIOUS_KEYS; prints the new key id and the rows changed',
+    )
+    .action(async () => {
+      const result = await withDatabase(io, async (config, url) => {
+        const cipher = configureSecretCipher(config);
+        const dataSource = await createDataSource(url, 2).initialize();
+        try {
+          // One transaction: a key that opens only some rows changes none.
+          const rotated = await dataSource.transaction((em) => rotateRows((sql, parameters) => em.query(sql, parameters), cipher));
+          return { keyId: cipher.keyId, rotated };
+        } finally {
+          await dataSource.destroy();
+        }
+      });
+      print(result);
+    });
+
+  program
     .command('migration:run')
     .description('apply pending migrations')
     .action(async () => print({ applied: await withDataSource(io, runMigrations) }));
@@ -161,7 +191,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error: unknown) {
     if (error instanceof CommanderError) return error.exitCode; // commander printed its own message (or help)
-    if (error instanceof ConfigError) log(error.message);
+    if (error instanceof ConfigError || error instanceof SecretDecryptionError) log(error.message);
     else if (error instanceof HttpException) log(`error: ${error.message}`);
     else log(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;

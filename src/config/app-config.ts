@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { EnvironmentVariables, LogLevel, validateEnvironment } from './env.schema';
+import { ConfigError, EnvironmentVariables, LogLevel, validateEnvironment } from './env.schema';
 
 /** Typed, validated configuration; the one object the rest of the code reads settings from. */
 export class AppConfig {
@@ -26,6 +27,8 @@ export class AppConfig {
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
+  /** ENCRYPTION_KEY (unset: the key file under DATA_DIR) and ENCRYPTION_PREVIOUS_KEYS, as written; `common/crypto/secret-cipher.ts` parses them. */
+  readonly encryption: { key?: string; previousKeys: string[] };
   /** Outbound HTTP: whether private targets are allowed, and the per-request time limit. */
   readonly outbound: { allowPrivate: boolean; timeoutMs: number };
   /** Integration scripts: the sandbox's limits per call and its instance count; how long dev mode lasts. */
@@ -48,7 +51,9 @@ export class AppConfig {
   /** How long a fetch of a change request's PDF waits for its render job before answering 202 (ms). */
   readonly pdfRenderWaitMs: number;
   /** Requests per window per address and per token, and the failed-authentication budget per address (0: off). */
-  readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; authFailures: number; authFailureWindowMs: number };
+  readonly rateLimit: { windowMs: number; perAddress: number; perToken: number; perInstallation: number; authFailures: number; authFailureWindowMs: number };
+  /** Proxies whose forwarded headers are believed (TRUST_PROXY): express's `trust proxy` list; empty: none. */
+  readonly trustProxy: string[];
   /** `/metrics`: behind METRICS_TOKEN on the public port, and/or on its own METRICS_PORT; neither: not served. */
   readonly metrics: { token?: string; port?: number };
   /** Shape limits of a JSON request body, checked by the input gate before anything validates it. */
@@ -69,6 +74,13 @@ export class AppConfig {
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;
+    this.encryption = {
+      key: env.ENCRYPTION_KEY?.trim(),
+      previousKeys: (env.ENCRYPTION_PREVIOUS_KEYS ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    };
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.search = { candidates: env.SEARCH_CANDIDATES, tableAfter: env.SEARCH_TABLE_AFTER };
     this.revisionLayers = { minRows: env.REVISION_LAYER_MIN_ROWS, maxShare: 0.1 };
@@ -103,9 +115,11 @@ export class AppConfig {
       windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
       perAddress: env.RATE_LIMIT_PER_ADDRESS,
       perToken: env.RATE_LIMIT_PER_TOKEN,
+      perInstallation: env.RATE_LIMIT_PER_INSTALLATION,
       authFailures: env.AUTH_FAILURE_LIMIT,
       authFailureWindowMs: env.AUTH_FAILURE_WINDOW_SECONDS * 1000,
     };
+    this.trustProxy = parseTrustProxy(env.TRUST_PROXY);
     this.metrics = { token: env.METRICS_TOKEN, port: env.METRICS_PORT };
     this.input = { maxKeys: env.INPUT_MAX_KEYS, maxArrayLength: env.INPUT_MAX_ARRAY_LENGTH, maxDepth: env.INPUT_MAX_DEPTH };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
@@ -131,6 +145,26 @@ export class AppConfig {
   appLink(appPath: string, apiPath: string): string {
     return this.appUrl ? `${this.appUrl}${appPath}` : this.apiUrl(apiPath);
   }
+}
+
+/** TRUST_PROXY as express's `trust proxy` list: addresses, CIDR ranges, or its names for the private ranges. */
+function parseTrustProxy(value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(entry);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!named && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `Invalid environment variable TRUST_PROXY: ${JSON.stringify(entry)} is not an address, a CIDR range, loopback, linklocal or uniquelocal`,
+      );
+    }
+  }
+  return entries;
 }
 
 function trimSlash(url: string): string {

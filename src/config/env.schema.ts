@@ -115,6 +115,23 @@ export class EnvironmentVariables {
   @Length(32, 1024)
   SIGNING_SECRET?: string;
 
+  /**
+   * Key that encrypts secrets at rest (integration secrets, signing secrets, the visitor-claims key):
+   * 32 random bytes in base64 or 64 hex digits (`openssl rand -base64 32`). Unset: a key generated once
+   * into `<DATA_DIR>/encryption.key` (the default for the embedded database; with several replicas or a
+   * container without a volume for DATA_DIR, set it). Checked at start against the database's secrets.
+   */
+  @IsOptional()
+  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*$/, { message: 'must be 32 random bytes in base64 or 64 hex digits (openssl rand -base64 32)' })
+  ENCRYPTION_KEY?: string;
+
+  /** Keys that still open secrets while a rotation (`npm run -s cli -- secrets:rotate`) re-encrypts them under ENCRYPTION_KEY; comma-separated. */
+  @IsOptional()
+  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*(,\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*)*$/, {
+    message: 'must be comma-separated keys of 32 bytes in base64 or 64 hex digits',
+  })
+  ENCRYPTION_PREVIOUS_KEYS?: string;
+
   /** Lets outbound HTTP (website import, webhooks) reach loopback, private and link-local addresses. */
   @IsOptional()
   @Transform(toBool)
@@ -322,6 +339,24 @@ export class EnvironmentVariables {
   @Min(0)
   RATE_LIMIT_PER_TOKEN: number = 600;
 
+  /** Requests per window of one integration installation's script tokens (every call of a script back to the API); 0: off. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_INSTALLATION: number = 600;
+
+  /**
+   * Proxies whose `X-Forwarded-For` (and `X-Forwarded-Proto`) is believed, comma-separated: addresses,
+   * CIDR ranges, or express's names `loopback`, `linklocal`, `uniquelocal`. Unset: none, so the client
+   * address is the socket's. Name your load balancer here, never a range clients share.
+   */
+  @IsOptional()
+  @Matches(/^\s*[0-9A-Za-z.:/]+(\s*,\s*[0-9A-Za-z.:/]+)*\s*$/, {
+    message: 'must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+  })
+  TRUST_PROXY?: string;
+
   /** Failed authentications (401) an address may have per AUTH_FAILURE_WINDOW_SECONDS before it is refused for that long; 0: off. */
   @IsOptional()
   @Transform(toInt)
@@ -377,7 +412,7 @@ export class ConfigError extends Error {}
 
 const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
 /** Never echoed in an error line: they hold passwords or tokens. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS']);
 
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

@@ -95,7 +95,7 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
 
     const [latest] = await eventsOfType(t, org.admin, 'quire-sample', 'installation_setup');
     const delivered = await waitForEvent(t, org.admin, 'quire-sample', latest.id);
-    expect(delivered.event.payload).toMatchObject({ status: 'active', previous: { status: 'pending', configuration: {} } });
+    expect(delivered.event.payload).toMatchObject({ status: 'active', previous: { status: 'pending' } });
     expect(delivered.trace.logs.map((l) => l.message)).toContain('installation_setup active for quire-sample');
 
     const list = await t.http.get('/v1/integrations/quire-sample/installations?externalId=ext-1').set(...org.admin.auth);
@@ -140,7 +140,7 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
     );
     const [setup] = await eventsOfType(t, org.admin, 'quire-sample', 'space_installation_setup');
     const delivered = await waitForEvent(t, org.admin, 'quire-sample', setup.id);
-    expect(delivered.event.payload).toMatchObject({ spaceId: space.id, status: 'active', previous: { status: 'active', configuration: {} } });
+    expect(delivered.event.payload).toMatchObject({ spaceId: space.id, status: 'active', previous: { status: 'active' } });
     expect(delivered.trace.logs.map((l) => l.message)).toContain('space_installation_setup active');
     const installation = await t.http.get(`/v1/integrations/quire-sample/installations/${installationId}`).set(...org.admin.auth);
     expect(installation.body.spaces).toBe(1);

@@ -1,12 +1,18 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { normalizeIp, ThrottlerException } from '@nestjs/throttler';
+import { normalizeIp } from '@nestjs/throttler';
 import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { IS_PUBLIC } from '../auth/public.decorator';
 import { routeMetadata } from '../metadata/route-metadata';
 import { FixedWindowStorage } from './fixed-window.storage';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
+import { RateLimiter, setLimitHeaders, Usage } from './rate-limiter';
+import { isScriptCall } from './script-call';
+
+/** Prefix of integration script tokens (`integrations/integration-tokens.service.ts`), charged to their installation instead. */
+const SCRIPT_TOKEN_PREFIX = 'qit_';
 
 /** Where a response's 401 is counted, kept on the response so the listener is one shared function. */
 const AUTH_FAILURE = Symbol('quire.authFailure');
@@ -20,38 +26,48 @@ function countAuthFailure(this: Response & FailureCounted): void {
 }
 
 interface Budget {
-  name: string;
+  name: 'address' | 'token' | 'scripts';
   key: string;
   limit: number;
   windowMs: number;
 }
 
-interface Usage {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets. */
-  reset: number;
-}
+const REFUSALS: Record<Budget['name'], string> = {
+  address: 'Too many requests for this address',
+  token: 'Too many requests for this token',
+  scripts: 'Too many requests from integration scripts',
+};
 
 /**
  * Rate limits, checked before authentication (a global guard registered ahead of the bearer guard):
- * requests per window per client address and per token (keyed by the token's SHA-256, never the
- * token), and a much smaller budget of failed authentications (401s) per address, past which the
- * address is refused for the failure window whatever it sends. Counters live in memory per
- * replica (`FixedWindowStorage`, behind the throttler's storage interface). Answers 429 with `Retry-After` and
+ * requests per window per client address and per user token (keyed by the token's SHA-256, never the
+ * token; the hash is left on the request for the authenticator, so a token is hashed once), and a much
+ * smaller budget of failed authentications (401s) per address, past which the address's failing
+ * attempts are refused for the failure window (a valid token still passes: `RateLimiter.refuseIfLockedOut`
+ * is asked where authentication fails).
+ *
+ * The client address is the socket's, or `X-Forwarded-For` as believed from the proxies `TRUST_PROXY`
+ * names (none by default). A script's call back to the API (`script-call.ts` marker) is not its address's
+ * call: it is never counted towards nor refused by an address's lockout, its requests go to a pool of all
+ * scripts' calls (a replica's scripts share the `RATE_LIMIT_PER_ADDRESS` the loopback address had), and a
+ * script token is charged to its installation once authenticated (`RATE_LIMIT_PER_INSTALLATION`).
+ * Counters live in memory per replica (`FixedWindowStorage`). Answers 429 with `Retry-After` and
  * `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` (the tightest budget); those three
  * headers go on every limited response.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly isExempt: (context: ExecutionContext) => boolean | undefined;
+  private readonly isPublic: (context: ExecutionContext) => boolean | undefined;
 
   constructor(
     reflector: Reflector,
     private readonly storage: FixedWindowStorage,
+    private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
   ) {
     this.isExempt = routeMetadata<boolean>(reflector, RATE_LIMIT_EXEMPT);
+    this.isPublic = routeMetadata<boolean>(reflector, IS_PUBLIC);
   }
 
   /** Synchronous: the counters are in memory, so a request goes through without a promise of its own. */
@@ -61,18 +77,25 @@ export class RateLimitGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     const { rateLimit } = this.config;
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (secret) request.bearerTokenHash = hash('sha256', secret, 'hex');
+    const scriptCall = isScriptCall(request);
     const address = normalizeIp(request.ip ?? request.socket.remoteAddress ?? 'unknown');
 
-    const failures = this.authFailureKey(address);
-    if (rateLimit.authFailures > 0) {
+    if (!scriptCall && rateLimit.authFailures > 0) {
+      const failures = `auth-failure:${address}`;
       const blockedFor = this.storage.blockedSeconds(failures, 'auth-failure');
       if (blockedFor > 0) {
-        this.refuse(
-          response,
-          { limit: rateLimit.authFailures, remaining: 0, reset: blockedFor },
-          blockedFor,
-          'Too many failed authentications from this address',
-        );
+        // Without a token to try there is nothing that could pass; with one, the authenticator decides.
+        if (!secret || this.isPublic(context)) {
+          this.limiter.refuse(
+            response,
+            { limit: rateLimit.authFailures, remaining: 0, reset: blockedFor },
+            blockedFor,
+            'Too many failed authentications from this address',
+          );
+        }
+        request.authLockout = blockedFor;
       }
       // Counted once the answer is known, whoever produced the 401.
       (response as FailureCounted)[AUTH_FAILURE] = {
@@ -85,10 +108,16 @@ export class RateLimitGuard implements CanActivate {
     }
 
     const budgets: Budget[] = [];
-    if (rateLimit.perAddress > 0) budgets.push({ name: 'address', key: `address:${address}`, limit: rateLimit.perAddress, windowMs: rateLimit.windowMs });
-    const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (secret && rateLimit.perToken > 0) {
-      budgets.push({ name: 'token', key: `token:${hash('sha256', secret, 'hex')}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
+    if (rateLimit.perAddress > 0) {
+      budgets.push(
+        scriptCall
+          ? { name: 'scripts', key: 'scripts', limit: rateLimit.perAddress, windowMs: rateLimit.windowMs }
+          : { name: 'address', key: `address:${address}`, limit: rateLimit.perAddress, windowMs: rateLimit.windowMs },
+      );
+    }
+    // Script tokens are minted per call: their budget is their installation's (`RateLimiter.chargeInstallation`).
+    if (secret && rateLimit.perToken > 0 && !secret.startsWith(SCRIPT_TOKEN_PREFIX)) {
+      budgets.push({ name: 'token', key: `token:${request.bearerTokenHash}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
     }
 
     let tightest: Usage | undefined;
@@ -99,27 +128,11 @@ export class RateLimitGuard implements CanActivate {
       if (record.isBlocked || record.totalHits > budget.limit) {
         // A fixed window: the budget comes back whole when the window ends.
         const retryAfter = Math.max(1, record.timeToBlockExpire || usage.reset);
-        this.refuse(response, usage, retryAfter, `Too many requests for this ${budget.name === 'token' ? 'token' : 'address'}`);
+        this.limiter.refuse(response, usage, retryAfter, REFUSALS[budget.name]);
       }
       if (!tightest || usage.remaining < tightest.remaining) tightest = usage;
     }
-    if (tightest) this.setHeaders(response, tightest);
+    if (tightest) setLimitHeaders(response, tightest);
     return true;
-  }
-
-  private authFailureKey(address: string): string {
-    return `auth-failure:${address}`;
-  }
-
-  private refuse(response: Response, usage: Usage, retryAfter: number, message: string): never {
-    this.setHeaders(response, usage);
-    response.setHeader('Retry-After', String(retryAfter));
-    throw new ThrottlerException(`${message}; retry after ${retryAfter} seconds`);
-  }
-
-  private setHeaders(response: Response, usage: Usage): void {
-    response.setHeader('RateLimit-Limit', String(usage.limit));
-    response.setHeader('RateLimit-Remaining', String(usage.remaining));
-    response.setHeader('RateLimit-Reset', String(usage.reset));
   }
 }

@@ -52,3 +52,42 @@ export function validateConfiguration(
     .join('; ');
   return { ok: false, problems };
 }
+
+/**
+ * Fields a manifest marks write-only (`writeOnly: true` on the property, JSON Schema's own annotation;
+ * the public `IntegrationConfigurationSchema` has no marker of its own): API keys and the like that an
+ * admin types in. They reach the script (its `environment`), never an API answer, admins included.
+ */
+export function writeOnlyFields(schema: IntegrationConfigurationSchema | undefined): string[] {
+  if (!schema || typeof schema.properties !== 'object' || schema.properties === null) return [];
+  return Object.entries(schema.properties)
+    .filter(([, property]) => typeof property === 'object' && property !== null && property.writeOnly === true)
+    .map(([name]) => name);
+}
+
+/** `configuration` as the API shows it: without the write-only fields. */
+export function readableConfiguration(schema: IntegrationConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
+  const hidden = writeOnlyFields(schema);
+  if (hidden.length === 0) return configuration;
+  const shown = { ...configuration };
+  for (const name of hidden) delete shown[name];
+  return shown;
+}
+
+/**
+ * A new configuration sent through the API, with the write-only fields it leaves out kept from the
+ * stored one: a caller who never sees them can change the others without wiping them (send the field
+ * to replace it; send `null` to clear it).
+ */
+export function withStoredWriteOnly(
+  schema: IntegrationConfigurationSchema | undefined,
+  incoming: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged = { ...incoming };
+  for (const name of writeOnlyFields(schema)) {
+    if (!(name in merged) && name in stored) merged[name] = stored[name];
+    else if (merged[name] === null) delete merged[name];
+  }
+  return merged;
+}

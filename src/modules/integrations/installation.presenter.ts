@@ -1,8 +1,39 @@
 import { AppConfig } from '../../config/app-config';
 import type { SpaceJson } from '../space-model/space.presenter';
 import { integrationUrls } from './integration.presenter';
+import { readableConfiguration } from './configuration-schema';
 import type { Integration } from './integration.entity';
+import type { IntegrationInstallation } from './integration-installation.entity';
+import type { CallerRoles } from './integration.policy';
 import type { InstallationRow, TargetInstallationRow } from './installation.read-model';
+
+/** Who is reading: the caller's roles, and the installation whose script token the caller holds, if any. */
+export interface ConfigurationReader {
+  roles: CallerRoles;
+  scriptInstallationId?: string;
+  /** The script's own `environment` (not an API answer): the whole configuration, write-only fields included. */
+  environment?: boolean;
+}
+
+/** The reader of a script call's `environment` (`runtime/environment.presenter.ts`). */
+export const SCRIPT_ENVIRONMENT: ConfigurationReader = { roles: new Map(), environment: true };
+
+/**
+ * Configuration is read by those who administer the installation (admins of its organization) and by
+ * the installation's own script; everyone else (guests, readers, members below admin) sees `{}` (the
+ * public schemas require the field). Fields the manifest marks `writeOnly` are never shown, admins and
+ * the script included (the script receives them in its `environment`, presented with `SCRIPT_ENVIRONMENT`).
+ */
+export function shownConfiguration(
+  reader: ConfigurationReader,
+  installation: IntegrationInstallation,
+  schema: Integration['configurations']['account'],
+  configuration: Record<string, unknown>,
+): Record<string, unknown> {
+  if (reader.environment) return configuration;
+  const administers = reader.roles.get(installation.organizationId) === 'admin' || reader.scriptInstallationId === installation.id;
+  return administers ? readableConfiguration(schema, configuration) : {};
+}
 
 /** `IntegrationInstallation` (section 2.22). */
 export interface InstallationJson {
@@ -56,7 +87,7 @@ export interface TargetInstallationJson {
   site?: string;
 }
 
-export function presentInstallation(integration: Integration, row: InstallationRow, config: AppConfig): InstallationJson {
+export function presentInstallation(integration: Integration, row: InstallationRow, config: AppConfig, reader: ConfigurationReader): InstallationJson {
   const { installation } = row;
   const base = integrationUrls(integration.name, config);
   const location = `${base.location}/installations/${installation.id}`;
@@ -66,7 +97,7 @@ export function presentInstallation(integration: Integration, row: InstallationR
     space_selection: installation.spaceSelection,
     site_selection: installation.siteSelection,
     spaces: row.spaces,
-    configuration: installation.configuration,
+    configuration: shownConfiguration(reader, installation, integration.configurations.account, installation.configuration),
     createdAt: installation.createdAt.toISOString(),
     updatedAt: installation.updatedAt.toISOString(),
     urls: { location, app: location, publicEndpoint: `${location}/public/`, publicContentEndpoint: `${location}/public/` },
@@ -85,6 +116,7 @@ export function presentTargetInstallation(
   kind: 'space' | 'site',
   row: TargetInstallationRow,
   config: AppConfig,
+  reader: ConfigurationReader,
   expanded?: SpaceJson,
 ): TargetInstallationJson {
   const base = `${integrationUrls(integration.name, config).location}/installations/${row.installation.id}`;
@@ -92,7 +124,7 @@ export function presentTargetInstallation(
     integration: integration.name,
     installation: row.installation.id,
     status: row.status,
-    configuration: row.configuration,
+    configuration: shownConfiguration(reader, row.installation, integration.configurations[kind], row.configuration),
     externalIds: row.externalIds,
     urls: { location: `${base}/${kind}s/${row.targetId}`, publicEndpoint: `${base}/public/`, publicContentEndpoint: `${base}/public/` },
     [kind]: expanded ?? row.targetId,

@@ -35,6 +35,7 @@ import {
 } from './installation.presenter';
 import { InstallationsService } from './installations.service';
 import { CurrentScript, type ScriptPrincipal } from './script-auth/script-principal';
+import type { CallerRoles } from './integration.policy';
 
 /** The public `IntegrationInstallation` with Quire's `x-quire-scopes`. */
 const INSTALLATION_SCHEMA = {
@@ -65,8 +66,8 @@ export class InstallationsController {
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Query() query: ListInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.list(user, name, query, script?.installationId);
-    return mapPage(page, (row) => presentInstallation(integration, row, this.config));
+    const { integration, roles, page } = await this.installations.list(user, name, query, script?.installationId);
+    return mapPage(page, (row) => presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script?.installationId }));
   }
 
   @Post('installations')
@@ -75,12 +76,13 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: INSTALLATION_SCHEMA })
   async install(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Body() dto: InstallIntegrationDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.install(user, name, dto.organization);
-    const json = presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.install(user, name, dto.organization);
+    const json = presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script?.installationId });
     res.setHeader('Location', json.urls.location);
     return json;
   }
@@ -92,11 +94,12 @@ export class InstallationsController {
   @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
   async get(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.get(user, name, id);
-    return presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.get(user, name, id);
+    return presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Patch('installations/:installationId')
@@ -106,12 +109,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
   async update(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Body() dto: UpdateInstallationDto,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.update(user, name, id, dto);
-    return presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.update(user, name, id, dto);
+    return presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Post('installations/:installationId/scopes')
@@ -127,12 +131,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: INSTALLATION_SCHEMA })
   async grantScopes(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Body() dto: GrantScopesDto,
   ): Promise<InstallationJson> {
-    const { integration, row } = await this.installations.grantScopes(user, name, id, dto.scopes);
-    return presentInstallation(integration, row, this.config);
+    const { integration, roles, row } = await this.installations.grantScopes(user, name, id, dto.scopes);
+    return presentInstallation(integration, row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Delete('installations/:installationId')
@@ -157,8 +162,8 @@ export class InstallationsController {
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
     // A script sees its own installation's spaces only.
-    const { integration, page } = await this.installations.listOn(user, name, 'space', query, script?.installationId);
-    return { ...page, items: await this.presentSpaces(user, integration, page.items, query.extended) };
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'space', query, script?.installationId);
+    return { ...page, items: await this.presentSpaces(user, { roles, scriptInstallationId: script?.installationId }, integration, page.items, query.extended) };
   }
 
   @Get('installations/:installationId/spaces')
@@ -168,12 +173,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicListSchema('IntegrationSpaceInstallation') })
   async listInstallationSpaces(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.listOn(user, name, 'space', query, id);
-    return { ...page, items: await this.presentSpaces(user, integration, page.items, query.extended) };
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'space', query, id);
+    return { ...page, items: await this.presentSpaces(user, { roles, scriptInstallationId: script?.installationId }, integration, page.items, query.extended) };
   }
 
   @Post('installations/:installationId/spaces')
@@ -183,13 +189,14 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async installOnSpace(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ExtendedQueryDto,
     @Body() dto: InstallOnSpaceDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.installOn(user, name, id, 'space', dto.space);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.installOn(user, name, id, 'space', dto.space);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script?.installationId }, integration, [row], query.extended))[0];
   }
 
   @Get('installations/:installationId/spaces/:spaceId')
@@ -201,13 +208,14 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async getSpace(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('spaceId') spaceId: string,
     @Query() query: ExtendedQueryDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.getOn(user, name, id, 'space', spaceId);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.getOn(user, name, id, 'space', spaceId);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script?.installationId }, integration, [row], query.extended))[0];
   }
 
   @Patch('installations/:installationId/spaces/:spaceId')
@@ -219,14 +227,15 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSpaceInstallation') })
   async updateSpace(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('spaceId') spaceId: string,
     @Query() query: ExtendedQueryDto,
     @Body() dto: UpdateTargetInstallationDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.updateOn(user, name, id, 'space', spaceId, dto);
-    return (await this.presentSpaces(user, integration, [row], query.extended))[0];
+    const { integration, roles, row } = await this.installations.updateOn(user, name, id, 'space', spaceId, dto);
+    return (await this.presentSpaces(user, { roles, scriptInstallationId: script?.installationId }, integration, [row], query.extended))[0];
   }
 
   @Delete('installations/:installationId/spaces/:spaceId')
@@ -238,6 +247,7 @@ export class InstallationsController {
   @ApiNoContentResponse({ description: 'Uninstalled' })
   async uninstallSpace(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('spaceId') spaceId: string,
@@ -257,8 +267,8 @@ export class InstallationsController {
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.listOn(user, name, 'site', query, script?.installationId);
-    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config));
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'site', query, script?.installationId);
+    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script?.installationId }));
   }
 
   @Get('installations/:installationId/sites')
@@ -268,12 +278,13 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicListSchema('IntegrationSiteInstallation') })
   async listInstallationSites(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() query: ListTargetInstallationsQueryDto,
   ) {
-    const { integration, page } = await this.installations.listOn(user, name, 'site', query, id);
-    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config));
+    const { integration, roles, page } = await this.installations.listOn(user, name, 'site', query, id);
+    return mapPage(page, (row) => presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script?.installationId }));
   }
 
   @Post('installations/:installationId/sites')
@@ -283,13 +294,14 @@ export class InstallationsController {
   @ApiCreatedResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async installOnSite(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Query() _query: ExtendedQueryDto,
     @Body() dto: InstallOnSiteDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.installOn(user, name, id, 'site', dto.siteId);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.installOn(user, name, id, 'site', dto.siteId);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Get('installations/:installationId/sites/:siteId')
@@ -300,13 +312,14 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async getSite(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('siteId') siteId: string,
     @Query() _query: ExtendedQueryDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.getOn(user, name, id, 'site', siteId);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.getOn(user, name, id, 'site', siteId);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Patch('installations/:installationId/sites/:siteId')
@@ -317,14 +330,15 @@ export class InstallationsController {
   @ApiOkResponse({ schema: publicSchema('IntegrationSiteInstallation') })
   async updateSite(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('siteId') siteId: string,
     @Query() _query: ExtendedQueryDto,
     @Body() dto: UpdateTargetInstallationDto,
   ): Promise<TargetInstallationJson> {
-    const { integration, row } = await this.installations.updateOn(user, name, id, 'site', siteId, dto);
-    return presentTargetInstallation(integration, 'site', row, this.config);
+    const { integration, roles, row } = await this.installations.updateOn(user, name, id, 'site', siteId, dto);
+    return presentTargetInstallation(integration, 'site', row, this.config, { roles, scriptInstallationId: script?.installationId });
   }
 
   @Delete('installations/:installationId/sites/:siteId')
@@ -335,6 +349,7 @@ export class InstallationsController {
   @ApiNoContentResponse({ description: 'Uninstalled' })
   async uninstallSite(
     @CurrentUser() user: User,
+    @CurrentScript() script: ScriptPrincipal | undefined,
     @Param('integrationName', IntegrationNamePipe) name: string,
     @Param('installationId') id: string,
     @Param('siteId') siteId: string,
@@ -342,12 +357,18 @@ export class InstallationsController {
     await this.installations.uninstallFrom(user, name, id, 'site', siteId);
   }
 
-  private async presentSpaces(user: User, integration: Integration, rows: TargetInstallationRow[], extended?: boolean): Promise<TargetInstallationJson[]> {
+  private async presentSpaces(
+    user: User,
+    reader: { roles: CallerRoles; scriptInstallationId?: string },
+    integration: Integration,
+    rows: TargetInstallationRow[],
+    extended?: boolean,
+  ): Promise<TargetInstallationJson[]> {
     let spaces = new Map<string, SpaceJson>();
     if (extended) {
       const accesses = await Promise.all(rows.map((row) => this.spaces.resolve(user, row.targetId).catch(() => null)));
       spaces = new Map(accesses.flatMap((a) => (a ? [[a.space.id, presentSpace(a.space, a.permissions, this.config)] as [string, SpaceJson]] : [])));
     }
-    return rows.map((row) => presentTargetInstallation(integration, 'space', row, this.config, spaces.get(row.targetId)));
+    return rows.map((row) => presentTargetInstallation(integration, 'space', row, this.config, reader, spaces.get(row.targetId)));
   }
 }

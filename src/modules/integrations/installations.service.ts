@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import type { Page } from '../../common/pagination/paginate';
 import type { User } from '../users/user.entity';
-import { validateConfiguration } from './configuration-schema';
+import { validateConfiguration, withStoredWriteOnly } from './configuration-schema';
 import type { UpdateInstallationDto, UpdateTargetInstallationDto } from './dto/installation.dto';
 import { EventsService } from './events.service';
 import { IntegrationInstallation, InstallationStatus } from './integration-installation.entity';
@@ -94,7 +94,8 @@ export class InstallationsService {
       if (dto.space_selection) changes.spaceSelection = dto.space_selection;
       if (dto.site_selection) changes.siteSelection = dto.site_selection;
       if (dto.configuration) {
-        changes.configuration = checkedConfiguration(integration.configurations.account, dto.configuration);
+        const schema = integration.configurations.account;
+        changes.configuration = checkedConfiguration(schema, withStoredWriteOnly(schema, dto.configuration, installation.configuration));
         changes.status = 'active';
       }
       await this.installations.update(installation.id, changes, em);
@@ -183,7 +184,10 @@ export class InstallationsService {
     await this.dataSource.transaction(async (em) => {
       const current = await this.installations.findTarget(kind, installation.id, targetId, em);
       if (!current) throw integrationError('integration.installation_not_found', `Integration ${name} is not installed on ${kind} ${targetId}`);
-      const configuration = dto.configuration ? checkedConfiguration(integration.configurations[kind], dto.configuration) : current.configuration;
+      const schema = integration.configurations[kind];
+      const configuration = dto.configuration
+        ? checkedConfiguration(schema, withStoredWriteOnly(schema, dto.configuration, current.configuration))
+        : current.configuration;
       const status: InstallationStatus = dto.configuration ? 'active' : current.status;
       await this.installations.upsertTarget(
         kind,

@@ -1,3 +1,4 @@
+import { encryptedJson, encryptedText } from '../../common/crypto/secret-cipher';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { IntegrationBlock, IntegrationConfigurations } from './integration.read-model';
 
@@ -52,7 +53,8 @@ export class Integration {
   @Column('jsonb')
   configurations: IntegrationConfigurations;
 
-  @Column('jsonb')
+  /** The manifest's `secrets`, encrypted at rest (`common/crypto/secret-cipher.ts`); plaintext here. */
+  @Column('jsonb', { transformer: encryptedJson('integrations.secrets') })
   secrets: Record<string, string>;
 
   @Column('jsonb', { nullable: true })
@@ -77,7 +79,7 @@ export class Integration {
   script: string;
 
   /** Signs what Quire sends on the integration's behalf (`signingSecrets.integration`). */
-  @Column('text', { select: false })
+  @Column('text', { select: false, transformer: encryptedText('integrations.signing_secret') })
   signingSecret: string;
 
   @Column('text', { nullable: true })

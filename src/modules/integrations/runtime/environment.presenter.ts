@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../../config/app-config';
-import { presentInstallation, presentTargetInstallation } from '../installation.presenter';
+import { presentInstallation, presentTargetInstallation, SCRIPT_ENVIRONMENT } from '../installation.presenter';
 import type { IntegrationInstallation } from '../integration-installation.entity';
 import { presentIntegration } from '../integration.presenter';
 import type { EnvironmentSubjects } from './environment.read-model';
@@ -29,7 +29,7 @@ export function scriptEnvironment(
     signingSecrets: { integration: signingSecret, ...(installation ? { installation: signingSecret } : {}) },
   };
   if (installation) {
-    environment.installation = presentInstallation(integration, { installation, spaces: subjects.spaces ?? 0 }, config);
+    environment.installation = presentInstallation(integration, { installation, spaces: subjects.spaces ?? 0 }, config, SCRIPT_ENVIRONMENT);
   }
   if (installation && target) {
     const row = {
@@ -41,7 +41,13 @@ export function scriptEnvironment(
       createdAt: installation.createdAt,
       updatedAt: installation.updatedAt,
     };
-    environment[target.kind === 'space' ? 'spaceInstallation' : 'siteInstallation'] = presentTargetInstallation(integration, target.kind, row, config);
+    environment[target.kind === 'space' ? 'spaceInstallation' : 'siteInstallation'] = presentTargetInstallation(
+      integration,
+      target.kind,
+      row,
+      config,
+      SCRIPT_ENVIRONMENT,
+    );
     (environment.signingSecrets as Record<string, string>)[`${target.kind}Installation`] = signingSecret;
   }
   return environment;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
+import { SCRIPT_CALL_HEADER, scriptCallMarker } from '../../../common/rate-limit/script-call';
 import { AppConfig } from '../../../config/app-config';
 import { InstallationsRepository } from '../installations.repository';
 import type { IntegrationInstallation } from '../integration-installation.entity';
@@ -123,7 +124,9 @@ export class ScriptDispatcher implements OnModuleInit {
     });
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(await request.arrayBuffer());
     if (new URL(request.url).origin === new URL(this.config.publicUrl).origin) {
-      // Calls back to Quire (with the call's own tokens) need no guard: they reach only our API.
+      // Calls back to Quire (with the call's own tokens) need no guard: they reach only our API. Marked
+      // as a script's, so the rate limits count them per installation, not as the server's own address.
+      headers[SCRIPT_CALL_HEADER] = scriptCallMarker();
       const response = await fetch(request.url, { method: request.method, headers, body, redirect: 'manual' });
       const out = new Headers();
       response.headers.forEach((value, name) => {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import type { Authenticator } from '../../../common/auth/authenticator';
+import { RateLimiter } from '../../../common/rate-limit/rate-limiter';
 import { TokensService } from '../../tokens/tokens.service';
 import { User } from '../../users/user.entity';
 import { hashScriptToken, SCRIPT_TOKEN_PREFIX } from '../integration-tokens.service';
@@ -19,10 +20,12 @@ export class ScriptTokenAuthenticator implements Authenticator {
   constructor(
     private readonly tokens: TokensService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly limits: RateLimiter,
   ) {}
 
   async authenticate(secret: string, request?: Request): Promise<User | undefined> {
-    if (!secret.startsWith(SCRIPT_TOKEN_PREFIX)) return this.tokens.authenticate(secret);
+    const hashed = request?.bearerTokenHash ?? hashScriptToken(secret);
+    if (!secret.startsWith(SCRIPT_TOKEN_PREFIX)) return this.tokens.authenticate(secret, hashed);
     const rows: {
       integration_id: string;
       name: string;
@@ -38,10 +41,12 @@ export class ScriptTokenAuthenticator implements Authenticator {
          JOIN integrations i ON i.id = t.integration_id
          JOIN integration_installations n ON n.id = t.installation_id
         WHERE t.token_hash = $1 AND t.expires_at > now() AND n.installed_by IS NOT NULL`,
-      [hashScriptToken(secret)],
+      [hashed],
     );
     const row = rows[0];
     if (!row) return undefined;
+    // A script's calls are counted per installation (its tokens are minted per call), never per address.
+    this.limits.chargeInstallation(row.installation_id, request?.res);
     const user = await this.dataSource.getRepository(User).findOneBy({ id: row.installed_by });
     if (!user) return undefined;
     if (request) {

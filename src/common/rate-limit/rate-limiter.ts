@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { AppConfig } from '../../config/app-config';
+import { FixedWindowStorage } from './fixed-window.storage';
+
+export interface Usage {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+/**
+ * The counters' rules shared by the rate-limit guard (before authentication) and the authenticators
+ * (after it): the per-installation budget of script tokens, known only once a token names its
+ * installation, and the failed-authentication lockout, which refuses only a failing attempt.
+ */
+@Injectable()
+export class RateLimiter {
+  constructor(
+    readonly storage: FixedWindowStorage,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Charges one call of a script token to its installation (every call of its tokens, from the
+   * sandbox or not); throws 429 past `RATE_LIMIT_PER_INSTALLATION` per window. In memory: no query.
+   */
+  chargeInstallation(installationId: string, response: Response | undefined): void {
+    const { perInstallation, windowMs } = this.config.rateLimit;
+    if (perInstallation <= 0) return;
+    const record = this.storage.hit(`installation:${installationId}`, windowMs, perInstallation, 0, 'installation');
+    const usage = { limit: perInstallation, remaining: Math.max(0, perInstallation - record.totalHits), reset: Math.max(0, record.timeToExpire) };
+    if (record.totalHits > perInstallation) {
+      this.refuse(response, usage, Math.max(1, usage.reset), 'Too many requests for this integration installation');
+    }
+    if (response) setLimitHeaders(response, usage);
+  }
+
+  /**
+   * Called where authentication failed: an address locked out for failed authentications gets its
+   * 429 here, so that the lockout refuses failing attempts only and a valid token still passes.
+   */
+  refuseIfLockedOut(request: Request, response: Response): void {
+    const blockedFor = request.authLockout;
+    if (!blockedFor) return;
+    this.refuse(
+      response,
+      { limit: this.config.rateLimit.authFailures, remaining: 0, reset: blockedFor },
+      blockedFor,
+      'Too many failed authentications from this address',
+    );
+  }
+
+  refuse(response: Response | undefined, usage: Usage, retryAfter: number, message: string): never {
+    if (response) {
+      setLimitHeaders(response, usage);
+      response.setHeader('Retry-After', String(retryAfter));
+    }
+    throw new ThrottlerException(`${message}; retry after ${retryAfter} seconds`);
+  }
+}
+
+export function setLimitHeaders(response: Response, usage: Usage): void {
+  response.setHeader('RateLimit-Limit', String(usage.limit));
+  response.setHeader('RateLimit-Remaining', String(usage.remaining));
+  response.setHeader('RateLimit-Reset', String(usage.reset));
+}
