@@ -69,7 +69,27 @@ type LineKind = { open: string } | { close: string } | { math: true } | { fence:
 
 function classify(src: string, start: number, end: number): LineKind {
   let pos = start;
-  while (pos < end && isSpace(src.charCodeAt(pos))) pos++;
+  // Past indentation, quote markers and list markers (`- `, `1. `, `> `): a tag may open a list
+  // item or sit in a quote, and markdown-it reads it there.
+  for (;;) {
+    while (pos < end && isSpace(src.charCodeAt(pos))) pos++;
+    const char = src[pos];
+    if (char === '>') {
+      pos++;
+      continue;
+    }
+    if ((char === '-' || char === '*' || char === '+') && isSpace(src.charCodeAt(pos + 1))) {
+      pos += 2;
+      continue;
+    }
+    let digits = pos;
+    while (digits < end && digits - pos < 9 && src.charCodeAt(digits) >= 0x30 && src.charCodeAt(digits) <= 0x39) digits++;
+    if (digits > pos && (src[digits] === '.' || src[digits] === ')') && isSpace(src.charCodeAt(digits + 1))) {
+      pos = digits + 2;
+      continue;
+    }
+    break;
+  }
   const first = src[pos];
   if (first === '`' || first === '~') {
     let run = pos;

@@ -66,7 +66,7 @@ class Context {
   private blockAt(token: Token, i: number, end: number): DocNode | DocNode[] | undefined {
     switch (token.type) {
       case 'paragraph_open':
-        return this.paragraphOrImages(this.tokens[i + 1]?.children ?? []);
+        return this.paragraphOrImages(this.tokens[i + 1]);
       case 'heading_open':
         return this.heading(Math.min(Number(token.tag.slice(1)), 3), this.tokens[i + 1]?.children ?? []);
       case 'bullet_list_open':
@@ -333,18 +333,20 @@ class Context {
   }
 
   /** A paragraph holding only images is an images block; `&#x20;` alone is an empty paragraph. */
-  private paragraphOrImages(children: Token[]): DocNode {
+  private paragraphOrImages(inline: Token | undefined): DocNode {
+    const children = inline?.children ?? [];
+    const content = inline?.content ?? '';
     const meaningful = children.filter((child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak');
     if (meaningful.length > 0 && meaningful.every((child) => child.type === 'image')) {
       return this.block(
         'images',
         {},
         meaningful.map((image) =>
-          this.block('image', { ref: imageRef(image.attrGet('src') ?? ''), alt: inlineText(image.children) }, undefined, { fragments: [] }),
+          this.block('image', { ref: imageRef(image.attrGet('src') ?? ''), alt: inlineText(image.children) }, undefined, { isVoid: true, fragments: [] }),
         ),
       );
     }
-    if (children.length === 1 && children[0].type === 'text' && children[0].content === ' ') return this.block('paragraph', {}, [this.text([leaf('', [])])]);
+    if (content.trim() === '&#x20;') return this.block('paragraph', {}, [this.text([leaf('', [])])]);
     return this.block('paragraph', {}, this.inlines(children));
   }
 
