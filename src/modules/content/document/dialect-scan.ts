@@ -31,7 +31,7 @@ export const isSpace = (code: number) => code === SPACE || code === TAB;
 const isNameChar = (code: number) =>
   (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x5f || code === 0x3a;
 
-/** `&quot;`, `&amp;`, `&lt;`, `&gt;`, `&#39;` back to their characters (the only ones the serializer writes in attributes). */
+/** `&quot;`, `&amp;`, `&lt;`, `&gt;`, `&#39;`, `&#124;` back to their characters (the only ones the serializer writes in attributes). */
 export function decodeAttr(value: string): string {
   if (!value.includes('&')) return value;
   let out = '';
@@ -41,7 +41,7 @@ export function decodeAttr(value: string): string {
     if (amp < 0) break;
     out += value.slice(i, amp);
     const semi = value.indexOf(';', amp);
-    const entity = semi > amp && semi - amp <= 6 ? value.slice(amp, semi + 1) : '';
+    const entity = semi > amp && semi - amp <= 7 ? value.slice(amp, semi + 1) : '';
     const decoded = ENTITIES[entity];
     if (decoded !== undefined) {
       out += decoded;
@@ -54,7 +54,7 @@ export function decodeAttr(value: string): string {
   return out + value.slice(i);
 }
 
-const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#39;': "'" };
+const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#39;': "'", '&#124;': '|' };
 
 export function encodeAttr(value: string): string {
   let out = '';
@@ -63,6 +63,8 @@ export function encodeAttr(value: string): string {
     else if (char === '"') out += '&quot;';
     else if (char === '<') out += '&lt;';
     else if (char === '>') out += '&gt;';
+    else if (char === '|')
+      out += '&#124;'; // would end a table cell
     else if (char === '\n') out += ' ';
     else out += char;
   }

@@ -107,9 +107,11 @@ class Context {
 
   private list(token: Token, i: number, end: number): DocNode {
     const items: DocNode[] = [];
+    const checks: (boolean | undefined)[] = [];
     for (let j = i + 1; j < end; j++) {
       if (this.tokens[j].type !== 'list_item_open') continue;
       const itemEnd = this.end(j);
+      checks.push(this.tokens[j + 1]?.type === 'paragraph_open' ? taskMark(this.tokens[j + 2]?.content ?? '') : undefined);
       items.push(this.block('list-item', {}, ensureParagraph(this, this.fit(this.blocks(j + 1, itemEnd), ALLOWED['list-item']))));
       j = itemEnd;
     }
@@ -117,8 +119,7 @@ class Context {
       const start = Number(token.attrGet('start') ?? 1);
       return this.block('list-ordered', start !== 1 ? { start } : {}, items);
     }
-    // A task list: every item starts with `[ ]` or `[x]`.
-    const checks = items.map(taskMark);
+    // A task list: every item starts with `[ ]` or `[x]` (as written: `\\[ ]` is text).
     if (items.length > 0 && checks.every((check) => check !== undefined)) {
       items.forEach((item, index) => {
         stripTaskMark(item);
@@ -342,7 +343,7 @@ class Context {
         'images',
         {},
         meaningful.map((image) =>
-          this.block('image', { ref: imageRef(image.attrGet('src') ?? ''), alt: inlineText(image.children) }, undefined, { isVoid: true, fragments: [] }),
+          this.block('image', { ref: imageRef(image.attrGet('src') ?? ''), alt: plainText(image.children) }, undefined, { isVoid: true, fragments: [] }),
         ),
       );
     }
@@ -382,6 +383,7 @@ class Context {
     for (const child of children) {
       switch (child.type) {
         case 'text':
+        case 'text_special':
           if (child.content) pushLeaf(child.content);
           break;
         case 'code_inline':
@@ -389,7 +391,8 @@ class Context {
           break;
         case 'softbreak':
         case 'hardbreak':
-          pushLeaf('\n');
+          // A break before any text (`\` alone on the first line) cannot be written back: dropped.
+          if (out.length > 0 || link) pushLeaf('\n');
           break;
         case 'strong_open':
         case 'strong_close':
@@ -426,7 +429,7 @@ class Context {
             type: 'inline-image',
             key: this.key(),
             isVoid: true,
-            data: { ref: imageRef(child.attrGet('src') ?? ''), alt: inlineText(child.children) },
+            data: { ref: imageRef(child.attrGet('src') ?? ''), alt: plainText(child.children) },
           });
           break;
         case 'gitbook_inline_math':
@@ -483,7 +486,17 @@ class Context {
       paragraph([{ object: 'inline', type: 'link', key: this.key(), data: { ref }, nodes: [this.text([leaf(label, [])])], isVoid: false }]);
     switch (node.type) {
       case 'code':
-        return paragraph([this.text([leaf(((node.nodes ?? []) as DocNode[]).map((line) => textOf(line)).join('\n'), [])])]);
+        return paragraph([
+          this.text([
+            leaf(
+              ((node.nodes ?? []) as DocNode[])
+                .map((line) => textOf(line).trim())
+                .filter(Boolean)
+                .join('\n'),
+              [],
+            ),
+          ]),
+        ]);
       case 'math':
         return paragraph([{ object: 'inline', type: 'inline-math', key: this.key(), isVoid: true, data: { formula: data.formula } }]);
       case 'images':
@@ -574,21 +587,30 @@ function ensureParagraph(ctx: Context, nodes: DocNode[]): DocNode[] {
   return nodes.length > 0 ? nodes : [ctx.block('paragraph', {}, [ctx.text([leaf('', [])])])];
 }
 
-function taskMark(item: DocNode): boolean | undefined {
-  const first = item.nodes?.[0] as DocNode | undefined;
-  const text = first?.type === 'paragraph' ? (first.nodes?.[0] as DocText | undefined) : undefined;
-  const head = text?.object === 'text' ? text.leaves[0] : undefined;
-  if (!head || head.marks.length > 0) return undefined;
-  const mark = head.text.slice(0, 3);
-  if (head.text.length > 3 && head.text[3] !== ' ') return undefined;
+function taskMark(content: string): boolean | undefined {
+  if (content.length > 3 && content[3] !== ' ') return undefined;
+  const mark = content.slice(0, 3);
   if (mark === '[ ]') return false;
   if (mark === '[x]' || mark === '[X]') return true;
   return undefined;
 }
 
 function stripTaskMark(item: DocNode): void {
-  const head = ((item.nodes?.[0] as DocNode).nodes?.[0] as DocText).leaves[0];
-  head.text = head.text.slice(4);
+  const text = (item.nodes?.[0] as DocNode).nodes?.[0] as DocText | undefined;
+  const head = text?.object === 'text' ? text.leaves[0] : undefined;
+  if (head) head.text = head.text.slice(head.text.length > 3 ? 4 : 3);
+}
+
+/** The text of an image's alt tokens (escapes are `text_special` tokens there). */
+function plainText(tokens: Token[] | null): string {
+  return (tokens ?? [])
+    .map((token) => {
+      if (token.type === 'text' || token.type === 'text_special' || token.type === 'code_inline') return token.content;
+      if (token.type === 'softbreak' || token.type === 'hardbreak') return ' ';
+      if (token.type === 'image') return plainText(token.children);
+      return '';
+    })
+    .join('');
 }
 
 function firstWord(info: string): string {

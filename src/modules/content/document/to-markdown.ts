@@ -64,11 +64,17 @@ function blocks(nodes: DocNode[]): string {
   let alternate = false;
   for (const node of nodes) {
     // Two lists of the same kind in a row would read as one: the second uses the other marker.
-    alternate = previous !== undefined && previous.type === node.type && node.type.startsWith('list-') ? !alternate : false;
+    alternate = previous !== undefined && listFamily(previous) !== undefined && listFamily(previous) === listFamily(node) ? !alternate : false;
     out.push(block(node, alternate));
     previous = node;
   }
   return out.join('\n\n');
+}
+
+/** Bulleted (unordered and task) lists share markers; ordered ones have their own. */
+function listFamily(node: DocNode): string | undefined {
+  if (node.type === 'list-ordered') return 'ordered';
+  return node.type === 'list-unordered' || node.type === 'list-tasks' ? 'bullet' : undefined;
 }
 
 function block(node: DocNode, alternate = false): string {
@@ -155,7 +161,7 @@ function dialectBlock(node: DocNode, alternate: boolean): string | undefined {
     case 'embed':
       return typeof data.url === 'string' && oneLine(data.url) ? tagLine('embed', attr('url', data.url) + attr('fullWidth', data.fullWidth)) : undefined;
     case 'file':
-      return data.ref?.kind === 'file' && !data.ref.space && oneLine(data.ref.file) ? tagLine('file', attr('src', fileRef(data.ref.file))) : undefined;
+      return data.ref?.kind === 'file' && !data.ref.space && refId(data.ref.file) ? tagLine('file', attr('src', fileRef(data.ref.file))) : undefined;
     case 'content-ref': {
       const href = hrefOf(data.ref);
       return href === undefined
@@ -168,8 +174,8 @@ function dialectBlock(node: DocNode, alternate: boolean): string | undefined {
       return `{% include ".gitbook/includes/${id}.md" %}`;
     }
     case 'swagger': {
-      const src = data.ref?.kind === 'file' && !data.ref.space ? fileRef(data.ref.file) : data.ref?.kind === 'url' ? data.ref.url : undefined;
-      if (!src || !oneLine(src) || typeof data.path !== 'string' || typeof data.method !== 'string') return undefined;
+      const src = sourceOf(data.ref);
+      if (!src || typeof data.path !== 'string' || typeof data.method !== 'string') return undefined;
       return tagLine(
         'openapi',
         attr('src', src) + attr('path', data.path) + attr('method', data.method) + attr('expanded', data.expanded) + attr('fullWidth', data.fullWidth),
@@ -239,7 +245,7 @@ function list(node: DocNode, alternate: boolean): string | undefined {
     const indent = ' '.repeat((ordered ? marker.length : 1) + 1);
     const lines = body.split('\n');
     // A tag line cannot follow the marker: it starts on the next line, indented.
-    const ownLine = lines[0].startsWith('{%') || lines[0].startsWith('<') || lines[0].startsWith('$$');
+    const ownLine = ['{%', '$$', '<details', '<figure'].some((start) => lines[0].startsWith(start));
     const rest = (ownLine ? lines : lines.slice(1)).map((line) => (line ? indent + line : line));
     out.push([ownLine ? marker : `${marker} ${lines[0]}`.trimEnd(), ...rest].join('\n'));
   }
@@ -296,8 +302,8 @@ function images(node: DocNode): string | undefined {
   for (const image of children(node)) {
     if (image.type !== 'image' || !fitsDialect(image)) return undefined;
     const data: Data = image.data ?? {};
-    const src = data.ref?.kind === 'file' && !data.ref.space ? fileRef(data.ref.file) : data.ref?.kind === 'url' ? data.ref.url : undefined;
-    if (typeof src !== 'string' || !oneLine(src)) return undefined;
+    const src = sourceOf(data.ref);
+    if (src === undefined) return undefined;
     const width = length(data.width);
     const height = length(data.height);
     if (width === null || height === null) return undefined;
@@ -344,7 +350,6 @@ function table(node: DocNode): string | undefined {
   const records = Object.values((data.records ?? {}) as Record<string, { orderIndex: string; values: Record<string, unknown> }>).sort((a, b) =>
     a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : 0,
   );
-  const cell = (text: string) => text.split('\n').join(' ');
   const header = definitions.map((definition) => {
     const title = String(definition.title ?? '');
     return oneLine(title) && title === title.trim() ? escapeText(title, true, true) : undefined;
@@ -352,6 +357,26 @@ function table(node: DocNode): string | undefined {
   if (header.some((title) => title === undefined)) return undefined;
   const align = definitions.map((definition) => ({ center: ':-:', right: '--:' })[definition.textAlignment as string] ?? '---');
   const rows: string[] = [];
+  tableCell = true;
+  try {
+    return tableRows(records, columns, fragments, header, align, rows);
+  } finally {
+    tableCell = false;
+  }
+}
+
+/** Whether inlines are being written in a table cell, where a pipe in code must be escaped too. */
+let tableCell = false;
+
+function tableRows(
+  records: { orderIndex: string; values: Record<string, unknown> }[],
+  columns: string[],
+  fragments: Map<string, DocFragment>,
+  header: (string | undefined)[],
+  align: string[],
+  rows: string[],
+): string | undefined {
+  const cell = (text: string) => text.split('\n').join(' ');
   for (const record of records) {
     const cells: string[] = [];
     for (const column of columns) {
@@ -391,19 +416,23 @@ export function inlines(nodes: DocChild[], paragraph = true): string | undefined
   }
   // A paragraph of images alone would read back as an images block.
   if (paragraph && pieces.length > 0 && pieces.every((piece) => 'inline' in piece && piece.inline.type === 'inline-image')) return undefined;
-  let out = '';
+  // Parts joined once at the end: reading the end of a growing string (`endsWith`) flattens it each time.
+  const parts: string[] = [];
+  let atLineStart = true;
   pieces.forEach((piece, index) => {
-    const atLineStart = out === '' || out.endsWith('\n');
     const atEnd = index === pieces.length - 1;
-    if ('inline' in piece) out += inline(piece.inline);
+    let part: string;
+    if ('inline' in piece) part = inline(piece.inline);
     else {
       const delimitedNeighbour = [pieces[index - 1], pieces[index + 1]].some(
         (other) => other && 'leaf' in other && other.leaf.marks.some((mark) => DELIMITED.has(mark.type)),
       );
-      out += leafText(piece.leaf, atLineStart, atEnd, delimitedNeighbour);
+      part = leafText(piece.leaf, atLineStart, atEnd, delimitedNeighbour);
     }
+    parts.push(part);
+    if (part) atLineStart = part[part.length - 1] === '\n';
   });
-  return out;
+  return parts.join('');
 }
 
 function sameMarks(a: DocMark[], b: DocMark[]): boolean {
@@ -419,10 +448,11 @@ function leafText(leaf: DocLeaf, atLineStart: boolean, atEnd: boolean, delimited
   const has = (type: string) => leaf.marks.some((mark) => mark.type === type);
   let text = has('code') ? codeSpan(leaf.text) : escapeText(leaf.text, atLineStart, atEnd);
   const word = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
-  const plain = word(text[0]) && word(text[text.length - 1]) && !delimitedNeighbour;
-  if (has('italic')) text = plain ? `*${text}*` : `<em>${text}</em>`;
-  if (has('bold')) text = plain ? `**${text}**` : `<strong>${text}</strong>`;
-  if (has('strikethrough')) text = plain ? `~~${text}~~` : `<s>${text}</s>`;
+  // Markdown's delimiters only where they cannot be misread: around words, away from other delimited text.
+  const plain = () => word(text[0]) && word(text[text.length - 1]) && !delimitedNeighbour;
+  if (has('italic')) text = plain() ? `*${text}*` : `<em>${text}</em>`;
+  if (has('bold')) text = plain() ? `**${text}**` : `<strong>${text}</strong>`;
+  if (has('strikethrough')) text = plain() ? `~~${text}~~` : `<s>${text}</s>`;
   if (has('keyboard')) text = `<kbd>${text}</kbd>`;
   if (has('superscript')) text = `<sup>${text}</sup>`;
   if (has('subscript')) text = `<sub>${text}</sub>`;
@@ -438,7 +468,7 @@ function leafText(leaf: DocLeaf, atLineStart: boolean, atEnd: boolean, delimited
 }
 
 function codeSpan(text: string): string {
-  const flat = text.split('\n').join(' ');
+  let flat = text.split('\n').join(' ');
   let longest = 0;
   let run = 0;
   for (const char of flat) {
@@ -446,12 +476,14 @@ function codeSpan(text: string): string {
     if (run > longest) longest = run;
   }
   const ticks = '`'.repeat(longest + 1);
-  const pad = flat.startsWith('`') || flat.endsWith('`') || (flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== '');
+  if (tableCell) flat = flat.split('|').join('\\|');
+  // markdown-it strips one space at each end of `  …  ` (even when all spaces): padded, they survive.
+  const pad = flat.startsWith('`') || flat.endsWith('`') || (flat.length >= 2 && flat.startsWith(' ') && flat.endsWith(' '));
   return pad ? `${ticks} ${flat} ${ticks}` : `${ticks}${flat}${ticks}`;
 }
 
-const ALWAYS = new Set(['\\', '`', '*', '_', '[', ']', '<', '>', '~', '$', '|', '&']);
-const AT_LINE_START = new Set(['#', '=', '+', '-']);
+const ALWAYS = new Set(['\\', '`', '*', '_', '[', ']', '<', '>', '~', '$', '|', '&', '#', '!']);
+const AT_LINE_START = new Set(['=', '+', '-']);
 
 /**
  * Text as the dialect reads it back verbatim: Markdown's punctuation escaped with `\`, block
@@ -487,6 +519,14 @@ export function escapeText(text: string, atLineStart: boolean, atEnd: boolean): 
 }
 
 const oneLine = (value: unknown) => typeof value === 'string' && !value.includes('\n');
+/** Ids that `/pages/ID` and `/files/ID` refs can carry (see PAGE_REF, FILE_REF). */
+const refId = (value: unknown): value is string => typeof value === 'string' && /^[\w-]+$/.test(value);
+/** The `src` of an image or OpenAPI block: `/files/ID` or a URL. */
+function sourceOf(ref: Data | undefined): string | undefined {
+  if (ref?.kind === 'file' && !ref.space && refId(ref.file)) return fileRef(ref.file);
+  if (ref?.kind === 'url' && typeof ref.url === 'string' && ref.url && oneLine(ref.url) && !ref.url.startsWith('/files/')) return ref.url;
+  return undefined;
+}
 const safeName = (value: string) => !value.includes('"') && !value.includes('/') && oneLine(value);
 
 /** The href of a ref the dialect can link to; undefined for refs it cannot say. */
@@ -494,9 +534,10 @@ function hrefOf(ref: Data | undefined): string | undefined {
   if (!ref || ref.space) return undefined;
   let href: string | undefined;
   if (ref.kind === 'url' && typeof ref.url === 'string') href = ref.url;
-  else if (ref.kind === 'page' && typeof ref.page === 'string') href = pageRef(ref.page);
-  else if (ref.kind === 'anchor' && typeof ref.anchor === 'string' && ref.anchor) href = ref.page ? pageRef(ref.page, ref.anchor) : `#${ref.anchor}`;
-  else if (ref.kind === 'file' && typeof ref.file === 'string') href = fileRef(ref.file);
+  else if (ref.kind === 'page' && refId(ref.page)) href = pageRef(ref.page);
+  else if (ref.kind === 'anchor' && typeof ref.anchor === 'string' && ref.anchor && (ref.page === undefined || refId(ref.page)))
+    href = ref.page ? pageRef(ref.page, ref.anchor) : `#${ref.anchor}`;
+  else if (ref.kind === 'file' && refId(ref.file)) href = fileRef(ref.file);
   if (href === undefined || !oneLine(href) || href.includes('<') || href.includes('>')) return undefined;
   // A URL that reads as another kind of ref (`/pages/…`) cannot stay a URL.
   if (ref.kind === 'url' && (href.startsWith('/pages/') || href.startsWith('/files/') || href.startsWith('#'))) return undefined;
@@ -506,7 +547,7 @@ function hrefOf(ref: Data | undefined): string | undefined {
 /** A link destination: `<…>` around one with spaces, `\` before what Markdown would read. */
 function destination(href: string): string {
   let out = '';
-  for (const char of href) out += char === '\\' || char === '(' || char === ')' || char === '&' || char === '<' || char === '>' ? `\\${char}` : char;
+  for (const char of href) out += '\\()&<>|'.includes(char) ? `\\${char}` : char;
   return out.includes(' ') || out === '' ? `<${out}>` : out;
 }
 
@@ -524,13 +565,20 @@ function inline(node: DocNode): string {
       break;
     }
     case 'inline-image': {
-      const src = data.ref?.kind === 'file' && !data.ref.space ? fileRef(data.ref.file) : data.ref?.kind === 'url' ? data.ref.url : undefined;
-      if (typeof src === 'string' && src && oneLine(src) && !src.includes('<') && !src.includes('>') && only('ref', 'alt') && oneLine(data.alt ?? ''))
+      const src = sourceOf(data.ref);
+      if (src !== undefined && !src.includes('<') && !src.includes('>') && only('ref', 'alt') && oneLine(data.alt ?? ''))
         return `![${escapeText(String(data.alt ?? '').trim(), false, false)}](${destination(src)})`;
       break;
     }
     case 'inline-math':
-      if (typeof data.formula === 'string' && data.formula && oneLine(data.formula) && !data.formula.includes('$') && only('formula'))
+      if (
+        typeof data.formula === 'string' &&
+        data.formula &&
+        oneLine(data.formula) &&
+        !data.formula.includes('$') &&
+        !(tableCell && data.formula.includes('|')) &&
+        only('formula')
+      )
         return `$$${data.formula}$$`;
       break;
     case 'expression':
