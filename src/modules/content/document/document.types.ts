@@ -46,11 +46,12 @@ export interface DocFragment {
   nodes: DocNode[];
 }
 
-export interface JsonDocument {
+// A type (not an interface) so that it reads as the plain JSON object the presenters return.
+export type JsonDocument = {
   object: 'document';
   data: Record<string, unknown>;
   nodes: DocNode[];
-}
+};
 
 export type DocChild = DocNode | DocText;
 
