@@ -302,7 +302,8 @@ function figureOf(state: StateBlock, line: number): FigureMeta['images'][number]
     pos = tag.end;
     if (tag.name === 'img' && !tag.closing && !img) img = tag.attrs;
     else if (tag.name === 'figcaption' && !tag.closing) {
-      const close = src.toLowerCase().indexOf('</figcaption>', pos);
+      const close = src.slice(pos, innerEnd).toLowerCase().indexOf('</figcaption>') + pos;
+      if (close < pos) return undefined;
       if (close < 0 || close > innerEnd) return undefined;
       caption = src.slice(pos, close).trim();
       pos = close + '</figcaption>'.length;

@@ -42,7 +42,9 @@ class Context {
   block(type: string, data: Record<string, unknown>, nodes?: DocChild[], extra?: Partial<DocNode>): DocNode {
     const node: DocNode = { object: 'block', type, key: this.key(), data };
     if (nodes) node.nodes = nodes;
-    return { ...node, isVoid: !nodes && !extra?.fragments ? true : (extra?.isVoid ?? false), ...extra };
+    node.isVoid = extra?.isVoid ?? (!nodes && !extra?.fragments);
+    if (extra?.fragments) node.fragments = extra.fragments;
+    return node;
   }
 
   private end(index: number): number {
