@@ -285,7 +285,7 @@ describe('document ↔ Markdown round trip (fast-check)', () => {
         expectPublicDocument(back);
         expect(normalize(back)).toEqual(normalize(document));
       }),
-      { numRuns: 200 },
+      { numRuns: 120 },
     );
   });
 

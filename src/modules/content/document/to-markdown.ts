@@ -496,7 +496,8 @@ export function escapeText(text: string, atLineStart: boolean, atEnd: boolean): 
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
     if (char === '\n') {
-      out += '\n';
+      // An empty line would end the paragraph: a hard break (`\` alone) keeps it.
+      out += lineStart ? '\\\n' : '\n';
       lineStart = true;
       continue;
     }
