@@ -120,13 +120,11 @@ const codeBlock = fc
   );
 const math = plain.map((formula) => block('math', { formula: formula.split('$').join('') || 'x' }));
 const divider = fc.constant(block('divider', {}));
-const image = fc
-  .record({ alt: plain, caption: fc.option(inlines, { nil: undefined }), file: word })
-  .map(({ alt, caption, file }) =>
-    block('image', { ref: { kind: 'file', file }, alt }, undefined, {
-      fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [block('paragraph', {}, caption)] }] : [],
-    }),
-  );
+const image = fc.record({ alt: plain, caption: fc.option(inlines, { nil: undefined }), file: word }).map(({ alt, caption, file }) =>
+  block('image', { ref: { kind: 'file', file }, alt }, undefined, {
+    fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [block('paragraph', {}, caption)] }] : [],
+  }),
+);
 const images = fc.array(image, { minLength: 1, maxLength: 3 }).map((nodes) => block('images', {}, nodes));
 const voids = fc.oneof(
   word.map((file) => block('file', { ref: { kind: 'file', file } })),
