@@ -1,6 +1,6 @@
 import type { Page } from '../../common/pagination/paginate';
 import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } from './content.read-model';
-import { toJsonDocument } from './markdown/json-document';
+import { markdownToDocument } from './document';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
 import { PageCover, PageLayout } from './revision-page.entity';
@@ -235,7 +235,7 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = toJsonDocument(markdown);
+    if (body.format === 'document') json.document = markdownToDocument(markdown);
     else json.markdown = readable;
     return json;
   }
