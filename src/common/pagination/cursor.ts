@@ -12,7 +12,7 @@ export function encodeCursor(list: string, key: CursorValue[]): string {
 
 export function decodeCursor(page: string, list: string, arity: number): CursorValue[] {
   const invalid = () => new BadRequestException('page: is not a valid page cursor');
-  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw invalid();
+  if (!/^[\w-]+$/.test(page)) throw invalid();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(page, 'base64url').toString('utf8'));

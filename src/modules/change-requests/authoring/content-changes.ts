@@ -247,12 +247,12 @@ class Reader {
       const base64 = reader.string('base64');
       if ((url === undefined) === (base64 === undefined)) this.fail(at, 'must have exactly one of url and base64');
       if (url !== undefined) {
-        if (!/^https?:\/\/[^\s]+$/i.test(url) || url.length > 2048) this.fail(`${at}.url`, 'must be an http or https URL of at most 2048 characters');
+        if (!/^https?:\/\/\S+$/i.test(url) || url.length > 2048) this.fail(`${at}.url`, 'must be an http or https URL of at most 2048 characters');
         upload.url = url;
       }
       if (base64 !== undefined) {
         if (!contentType) this.fail(`${at}.contentType`, 'is required with base64');
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) this.fail(`${at}.base64`, 'must be base64');
+        if (!/^[A-Z0-9+/]*={0,2}$/i.test(base64)) this.fail(`${at}.base64`, 'must be base64');
         if (Math.floor((base64.length * 3) / 4) > MAX_BASE64_BYTES + 2) this.fail(`${at}.base64`, 'must be at most 1 MB');
         upload.base64 = base64;
       }

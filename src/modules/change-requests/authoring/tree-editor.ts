@@ -4,6 +4,7 @@ import { FILE_REF, PAGE_REF } from '../../content/markdown/markdown';
 import { mapOutsideCode } from '../../content/markdown/markdown-refs';
 import type { ComputedSource } from '../../content/revision-page.entity';
 import { derivePaths, resolvePagePath, slugify } from '../../content/tree/slugs';
+import { leadingHeading, replaceLinkDestinations } from './markdown-scan';
 import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
 
 /**
@@ -16,8 +17,6 @@ export type PageOutcome =
   { object: 'created_page'; page: string; ref?: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
-const LEADING_HEADING = /^\s*#\s+(.+?)\s*#*\s*(?:\r?\n|$)/;
-const LINK = /(\]\()(<[^>]*>|[^)\s]+)((?:\s+"[^"]*")?\))/g;
 
 /** `title` and `description` of a YAML-style front matter block, and the body after it. */
 export function readFrontmatter(markdown: string): { title?: string; description?: string; body: string } {
@@ -25,8 +24,12 @@ export function readFrontmatter(markdown: string): { title?: string; description
   if (!match) return { body: markdown };
   const fields: Record<string, string> = {};
   for (const line of match[1].split(/\r?\n/)) {
-    const pair = /^(\w+):\s*(.*)$/.exec(line);
-    if (pair) fields[pair[1]] = pair[2].replace(/^(["'])(.*)\1$/, '$2').trim();
+    const pair = /^(\w+):(.*)$/s.exec(line);
+    if (pair)
+      fields[pair[1]] = pair[2]
+        .trimStart()
+        .replace(/^(["'])(.*)\1$/, '$2')
+        .trim();
   }
   return { title: fields.title || undefined, description: fields.description || undefined, body: markdown.slice(match[0].length) };
 }
@@ -114,10 +117,10 @@ export class TreeEditor {
     // The front matter's title, then a leading heading (which then leaves the body), then `title`.
     let title = front.title;
     if (!title) {
-      const heading = LEADING_HEADING.exec(body);
+      const heading = leadingHeading(body);
       if (heading) {
-        title = heading[1];
-        body = body.slice(heading[0].length).replace(/^\s*\n/, '');
+        title = heading.title;
+        body = body.slice(heading.length).replace(/^\s*\n/, '');
       }
     }
     title ??= change.title ?? 'Untitled';
@@ -250,7 +253,7 @@ export class TreeEditor {
     if (refFile) return `/files/${refFile}`;
     if (target.startsWith('/pages/')) {
       const rest = target.slice('/pages/'.length);
-      if (/^readme(\.md)?$/i.test(rest)) return rootPage ? `/pages/${rootPage}${anchor}` : undefined;
+      if (/^readme(?:\.md)?$/i.test(rest)) return rootPage ? `/pages/${rootPage}${anchor}` : undefined;
       const path = resolvePagePath('', rest);
       const id = path === null ? undefined : byPath.get(path);
       return id ? `/pages/${id}${anchor}` : undefined;
@@ -269,11 +272,5 @@ function splitAnchor(href: string): [string, string] {
 
 /** Rewrites link and image destinations outside code; `resolve` answers the new destination or undefined to keep it. */
 export function rewriteLinks(markdown: string, resolve: (href: string) => string | undefined): string {
-  return mapOutsideCode(markdown, (text) =>
-    text.replace(LINK, (whole, open: string, href: string, close: string) => {
-      const raw = href.startsWith('<') ? href.slice(1, -1) : href;
-      const next = resolve(raw);
-      return next === undefined ? whole : `${open}${next}${close}`;
-    }),
-  );
+  return mapOutsideCode(markdown, (text) => replaceLinkDestinations(text, resolve));
 }

@@ -14,8 +14,8 @@ export function parseMarkdown(markdown: string): Token[] {
 }
 
 /** How page bodies refer to other content of the space: ids, so a renamed or moved page keeps its links. */
-export const PAGE_REF = /^\/pages\/([A-Za-z0-9_-]+)(?:#(.*))?$/;
-export const FILE_REF = /^\/files\/([A-Za-z0-9_-]+)$/;
+export const PAGE_REF = /^\/pages\/([\w-]+)(?:#(.*))?$/;
+export const FILE_REF = /^\/files\/([\w-]+)$/;
 
 export const pageRef = (pageId: string, anchor?: string) => `/pages/${pageId}${anchor ? `#${anchor}` : ''}`;
 export const fileRef = (fileId: string) => `/files/${fileId}`;
