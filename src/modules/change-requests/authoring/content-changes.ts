@@ -67,6 +67,8 @@ export const MAX_FILES_PER_CHANGE = 20;
 export const MAX_FILE_NAME = 256;
 export const MAX_BASE64_BYTES = 1024 * 1024;
 const MAX_SLUG = 100;
+/** A page title's bound (revision_pages.title CHECK). */
+export const MAX_PAGE_TITLE = 1000;
 const MAX_EMOJI = 50;
 
 type Json = Record<string, unknown>;
@@ -181,6 +183,7 @@ class Reader {
     const title = this.string('title');
     if (title !== undefined) {
       if (title.trim() === '') this.fail('title', 'must not be empty');
+      if (title.length > MAX_PAGE_TITLE && [...title].length > MAX_PAGE_TITLE) this.fail('title', `must be at most ${MAX_PAGE_TITLE} characters`);
       settings.title = title;
     }
     const slug = this.string('slug');

@@ -5,7 +5,7 @@ import { mapOutsideCode } from '../../content/markdown/markdown-refs';
 import type { ComputedSource } from '../../content/revision-page.entity';
 import { derivePaths, resolvePagePath, slugify } from '../../content/tree/slugs';
 import { leadingHeading, replaceLinkDestinations } from './markdown-scan';
-import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
+import { invalidChange, MAX_PAGE_TITLE, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
 
 /**
  * A page being edited or merged: a revision's tree row without the revision it came from. `markdown`
@@ -124,6 +124,7 @@ export class TreeEditor {
       }
     }
     title ??= change.title ?? 'Untitled';
+    checkDocumentTitle(index, title);
     const page: TreePage = {
       pageId: newId(),
       parentId: into,
@@ -164,7 +165,7 @@ export class TreeEditor {
     if (change.markdown !== undefined) {
       const front = readFrontmatter(change.markdown);
       page.markdown = front.body;
-      if (front.title) page.title = front.title;
+      if (front.title) page.title = checkDocumentTitle(index, front.title);
       if (front.description) page.description = front.description;
     }
     if (change.computed !== undefined) page.computed = change.computed as ComputedSource | null;
@@ -263,6 +264,14 @@ export class TreeEditor {
     const id = path === null ? undefined : byPath.get(path);
     return id ? `/pages/${id}${anchor}` : undefined;
   }
+}
+
+/** A title read from the document (front matter or leading heading) within the column's bound. */
+function checkDocumentTitle(index: number, title: string): string {
+  if (title.length > MAX_PAGE_TITLE && [...title].length > MAX_PAGE_TITLE) {
+    throw invalidChange(index, `.document: the title it gives (front matter or leading heading) is longer than ${MAX_PAGE_TITLE} characters`);
+  }
+  return title;
 }
 
 function splitAnchor(href: string): [string, string] {
