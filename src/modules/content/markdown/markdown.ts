@@ -19,8 +19,27 @@ export const markdownParser = new MarkdownIt('default', { html: false, linkify: 
 
 export type Token = ReturnType<MarkdownIt['parse']>[number];
 
+/** Bodies at least this long keep their tokens for the next parse of the same text (MEMO_MS). */
+const MEMO_MIN_LENGTH = 16 * 1024;
+const MEMO_MS = 2000;
+let memo: { markdown: string; tokens: Token[] } | undefined;
+let memoTimer: NodeJS.Timeout | undefined;
+
+/**
+ * The tokens of a body. A write reads a large body more than once in a row (search sections, then its
+ * links twice): the last large body's tokens are kept for MEMO_MS, so it is parsed once. Callers only
+ * read tokens.
+ */
 export function parseMarkdown(markdown: string): Token[] {
-  return markdownParser.parse(markdown, {});
+  if (memo && memo.markdown.length === markdown.length && memo.markdown === markdown) return memo.tokens;
+  const tokens = markdownParser.parse(markdown, {});
+  if (markdown.length >= MEMO_MIN_LENGTH) {
+    memo = { markdown, tokens };
+    if (memoTimer) clearTimeout(memoTimer);
+    memoTimer = setTimeout(() => (memo = undefined), MEMO_MS);
+    memoTimer.unref();
+  }
+  return tokens;
 }
 
 /** How page bodies refer to other content of the space: ids, so a renamed or moved page keeps its links. */
