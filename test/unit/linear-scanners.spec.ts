@@ -1,6 +1,7 @@
 import { trimChar, trimEndChar } from '../../src/common/text/trim';
 import { leadingHeading, replaceLinkDestinations } from '../../src/modules/change-requests/authoring/markdown-scan';
 import { rewriteLinks } from '../../src/modules/change-requests/authoring/tree-editor';
+import { extractPage, htmlNestingDepth, MAX_HTML_NESTING, PageTooDeepError } from '../../src/modules/content/import/html-extract';
 import { splitInlineCode } from '../../src/modules/content/markdown/markdown-refs';
 import { slugify } from '../../src/modules/content/tree/slugs';
 
@@ -56,6 +57,16 @@ describe('linear scanners (issue 25)', () => {
     expect(leadingHeading('#NoSpace')).toBeNull();
     expect(leadingHeading('## Two')).toBeNull();
     expect(leadingHeading('Body')).toBeNull();
+  });
+
+  it('htmlNestingDepth counts element nesting in one pass, and a page nested too deep is refused before parsing', () => {
+    expect(htmlNestingDepth('<html><body><div><p>a<p>b<ul><li>x<li>y</ul></div><br><img src=x /></body></html>')).toBe(4);
+    expect(htmlNestingDepth('<!-- <div><div> --><script>"<div>"</script><div></div>')).toBe(1);
+    const deep = `<html><body>${'<div><b>'.repeat(300_000)}x</body></html>`;
+    expect(timed(() => expect(htmlNestingDepth(deep)).toBe(600_002))).toBeLessThan(1000);
+    expect(() => extractPage(deep, 'https://docs.test/')).toThrow(PageTooDeepError);
+    expect(() => extractPage(`<main>${'<div>'.repeat(MAX_HTML_NESTING - 1)}x</main>`, 'https://docs.test/')).not.toThrow();
+    expect(timed(() => htmlNestingDepth('<a'.repeat(500_000)))).toBeLessThan(1000);
   });
 
   it('trims runs of one character from the ends', () => {
