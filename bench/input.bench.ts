@@ -14,6 +14,7 @@ import { Site } from '../src/modules/sites/site.entity';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { TokensService } from '../src/modules/tokens/tokens.service';
 import { UsersService } from '../src/modules/users/users.service';
+import { MAX_COMMENT_MARKDOWN } from '../src/modules/comments/dto/comment-body.dto';
 import { createTestDatabase } from '../test/support/database';
 import { largeSpec, petstore } from '../test/support/openapi-fixtures';
 import { serveWebsite } from '../test/support/website-fixture';
@@ -113,14 +114,23 @@ async function main(): Promise<void> {
     for (const [kind, markdown] of Object.entries(ADVERSARIAL_MARKDOWN))
       lines.push(row('change-request content (insert_page)', authoring, kind, await rounds(insert(markdown))));
 
-    // Comment post: a 1 MB comment body, read back as a document.
+    // Comment post: a body at the comments' own limit (MAX_COMMENT_MARKDOWN, 100,000 characters), read back as a document.
     const post = (markdown: string) => async () => {
       const posted = await call('POST', `/v1/spaces/${space.id}/comments`, { body: { markdown } });
       if (posted.status >= 300) return posted;
       return call('GET', `/v1/spaces/${space.id}/comments/${posted.json.id as string}?format=document`);
     };
-    const comment = await rounds(post(ORDINARY_MARKDOWN));
-    for (const kind of ['![', '*a']) lines.push(row('comment post + read as document', comment, kind, await rounds(post(ADVERSARIAL_MARKDOWN[kind]))));
+    const comment = await rounds(post(ORDINARY_MARKDOWN.slice(0, MAX_COMMENT_MARKDOWN)));
+    for (const kind of ['![', '*a']) {
+      lines.push(
+        row(
+          'comment post + read as document (100,000 characters)',
+          comment,
+          kind,
+          await rounds(post(ADVERSARIAL_MARKDOWN[kind].slice(0, MAX_COMMENT_MARKDOWN))),
+        ),
+      );
+    }
 
     // Import of a 1 MB page of HTML.
     const importFrom = (path: string) => async () => {
@@ -158,7 +168,7 @@ async function main(): Promise<void> {
     const ingest = (text: (i: number) => string) => async () =>
       call('POST', `/v1/orgs/${organization.id}/sites/${siteRow.id}/insights/events`, { events: events(text) });
     const ordinaryIngest = await rounds(ingest((i) => `Mozilla/5.0 guide/page-${i} ${fill('words and more words ', 400)}`));
-    lines.push(row('insights ingest (1000 events)', ordinaryIngest, 'runs of `[(*_<`', await rounds(ingest(() => fill('[(*_<`|\\', 420)))));
+    lines.push(row('insights ingest (1000 events)', ordinaryIngest, 'runs of `[(*_<`', await rounds(ingest(() => fill('[(*_<`|', 400)))));
 
     process.stdout.write(
       `\nAdversarial input, 1 MB bodies (median of ${ROUNDS}; probe: slowest /health/live due while the request ran, over the rounds)\n\n` +
