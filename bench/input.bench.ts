@@ -104,8 +104,13 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) runs.push(await measure(() => send(round)));
       return { ms: median(runs.map((r) => r.ms)), probe: Math.max(...runs.map((r) => r.probe)), status: runs[0].status };
     };
-    const row = (route: string, ordinary: { ms: number; probe: number }, kind: string, adversarial: { ms: number; probe: number; status: number }) =>
-      `| ${route} | ${Math.round(ordinary.ms)} ms (probe ${Math.round(ordinary.probe)}) | ${kind} | ${Math.round(adversarial.ms)} ms (probe ${Math.round(adversarial.probe)}, ${adversarial.status}) | **${(adversarial.ms / ordinary.ms).toFixed(1)}×** |`;
+    const row = (
+      route: string,
+      ordinary: { ms: number; probe: number; status: number },
+      kind: string,
+      adversarial: { ms: number; probe: number; status: number },
+    ) =>
+      `| ${route} | ${Math.round(ordinary.ms)} ms (probe ${Math.round(ordinary.probe)}, ${ordinary.status}) | ${kind} | ${Math.round(adversarial.ms)} ms (probe ${Math.round(adversarial.probe)}, ${adversarial.status}) | **${(adversarial.ms / ordinary.ms).toFixed(1)}×** |`;
 
     // Change-request authoring: one insert_page of 1 MB.
     const space = await newSpace('Authoring');
