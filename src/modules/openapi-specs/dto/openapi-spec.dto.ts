@@ -5,7 +5,7 @@ import { Optional } from '../../../common/validation/presence';
 import { OPENAPI_SPEC_VISIBILITIES, type OpenApiSpecVisibility } from '../openapi-spec.entity';
 
 /** `OpenAPISpecSlug` of the public description. */
-export const SPEC_SLUG = { min: 1, max: 100, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/i };
+export const SPEC_SLUG = { min: 1, max: 100, pattern: /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/ };
 export const SPEC_URL_MAX = 2048;
 
 /** `OpenAPISpecSource`: exactly one of `url` (fetched by Quire) or `text` (the document itself). */

@@ -9,8 +9,10 @@ import { SITE_AGENTS_CONTEXTS, SITE_VISIBILITIES, type SiteAgentsContext, type S
 
 /** The public schemas' limits (SiteTitle, SiteHostname, SiteBasename, SiteProxyOrigin). */
 export const SITE_TITLE = { min: 2, max: 128 };
-export const HOSTNAME_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
-export const PROXY_PATTERN = /^([\w-]+\.)*[\w-]+\.[a-z]{2,}(\/[\w-]+)+$/i;
+// `[.]` as published in the OpenAPI document (the same as `\.`).
+// eslint-disable-next-line regexp/no-useless-character-class
+export const HOSTNAME_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
+export const PROXY_PATTERN = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
 export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
 
 export class ListSitesQueryDto extends ListQueryDto {
