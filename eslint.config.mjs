@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
 
 /*
  * Layers (docs/architecture.md, "Layers"): an import may only run down. Bottom to top:
@@ -110,6 +111,19 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // Every regular expression that can see request data runs in linear time (issue 25; docs/architecture.md,
+    // "Input and CPU budget"): a pattern the analyser cannot prove linear is rewritten or replaced by a scanner.
+    files: ['src/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      ...regexp.configs.recommended.rules,
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+      // Patterns of DTOs are published in the OpenAPI document, where a flag does not travel: `[a-zA-Z]` stays.
+      'regexp/use-ignore-case': 'off',
+    },
+  },
   {
     // A module throws its own declared codes through its *.errors.ts helper (`throw teamError('team.not_found', …)`).
     files: ['src/modules/**/*.ts'],

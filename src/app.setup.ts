@@ -8,6 +8,7 @@ import { requestEdge } from './common/http/request-edge';
 import { bindIdempotency } from './common/idempotency/idempotency.routes';
 import { useInputGate } from './common/input-gate/input-gate';
 import { MetricsService } from './common/metrics/metrics.service';
+import { EntityIdParamPipe } from './common/validation/entity-id-param.pipe';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
 
@@ -22,7 +23,8 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   // Request id, security headers, the log line and the duration metric: one middleware, one listener.
   app.use(requestEdge(logger, app.get(MetricsService)));
   useInputGate(app, config);
-  app.useGlobalPipes(createValidationPipe());
+  // Ids in the path first (400 naming the parameter), then the DTOs.
+  app.useGlobalPipes(new EntityIdParamPipe(), createValidationPipe());
   bindIdempotency(app);
 
   const document = buildOpenApiDocument(app);

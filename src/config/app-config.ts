@@ -168,7 +168,10 @@ function parseTrustProxy(value: string | undefined): string[] {
 }
 
 function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+  // A loop, not `/\/+$/`: that pattern retries from every slash of a run (regexp/no-super-linear-move).
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {

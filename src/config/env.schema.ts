@@ -122,12 +122,12 @@ export class EnvironmentVariables {
    * container without a volume for DATA_DIR, set it). Checked at start against the database's secrets.
    */
   @IsOptional()
-  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*$/, { message: 'must be 32 random bytes in base64 or 64 hex digits (openssl rand -base64 32)' })
+  @Matches(/^\s*([\w+/-]{43}=?|[0-9a-fA-F]{64})\s*$/, { message: 'must be 32 random bytes in base64 or 64 hex digits (openssl rand -base64 32)' })
   ENCRYPTION_KEY?: string;
 
   /** Keys that still open secrets while a rotation (`npm run -s cli -- secrets:rotate`) re-encrypts them under ENCRYPTION_KEY; comma-separated. */
   @IsOptional()
-  @Matches(/^\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*(,\s*([A-Za-z0-9+/_-]{43}=?|[0-9a-fA-F]{64})\s*)*$/, {
+  @Matches(/^\s*([\w+/-]{43}=?|[0-9a-fA-F]{64})\s*(,\s*([\w+/-]{43}=?|[0-9a-fA-F]{64})\s*)*$/, {
     message: 'must be comma-separated keys of 32 bytes in base64 or 64 hex digits',
   })
   ENCRYPTION_PREVIOUS_KEYS?: string;

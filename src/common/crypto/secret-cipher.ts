@@ -79,7 +79,7 @@ function keyIdOf(key: Buffer): string {
 export function parseKey(text: string, source: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
-  if (key.length !== 32 || !/^[A-Za-z0-9+/_=-]+$/.test(trimmed)) {
+  if (key.length !== 32 || !/^[\w+/=-]+$/.test(trimmed)) {
     throw new ConfigError(`Invalid ${source}: must be 32 random bytes in base64 or 64 hex digits (e.g. openssl rand -base64 32)`);
   }
   return key;

@@ -22,7 +22,7 @@ export interface ClassifiedError {
 export const OUTAGE_RETRY_AFTER_SECONDS = 2;
 
 /** SQLSTATEs of a lost or refused connection: 08xxx, admin/crash shutdown, "cannot connect now", too many connections. */
-const PG_OUTAGE = /^(08...|57P01|57P02|57P03|53300)$/;
+const PG_OUTAGE = /^(?:08...|57P01|57P02|57P03|53300)$/;
 /** Socket-level codes of the `pg` driver's connection to PostgreSQL. */
 const NET_OUTAGE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** Messages of `pg` and `pg-pool` (and TypeORM) that carry no code but mean the database is out of reach. */

@@ -53,7 +53,7 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
  * body, as bytes, to the integration's script: a form or an upload is the script's to read. They
  * keep the URL and size checks; `req.body` stays the raw Buffer.
  */
-const RAW_BODY_PATH = /^\/v1\/integrations\/[a-zA-Z0-9-_.]+\/(?:installations\/[^/?]+\/)?public(?:[/?]|$)/;
+const RAW_BODY_PATH = /^\/v1\/integrations\/[\w.-]+\/(?:installations\/[^/?]+\/)?public(?:[/?]|$)/;
 const takesRawBody = (req: Request) => RAW_BODY_PATH.test(req.originalUrl ?? req.url);
 
 /**

@@ -33,7 +33,7 @@ export function findUrlTextProblem(url: string): string | undefined {
 function decode(text: string): string | undefined {
   if (!text.includes('%')) return text;
   try {
-    return decodeURIComponent(text.replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+    return decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, '%25'));
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { CursorValue, decodeCursor, encodeCursor } from './cursor';
+import { CursorValue, decodeCursor, encodeCursor, invalidCursor, isDataException } from './cursor';
 import type { ListQueryDto } from './list-query.dto';
 
 /** The list envelope of every paginated response, before items are presented. */
@@ -45,7 +45,14 @@ export async function paginate<T extends ObjectLiteral>(
   for (const column of columns.slice(1)) rows.addOrderBy(column, direction);
   rows.limit(limit + 1);
 
-  const fetched = options.fetch ? await options.fetch(rows) : ((await rows.getMany()) as T[]);
+  let fetched: T[];
+  try {
+    fetched = options.fetch ? await options.fetch(rows) : ((await rows.getMany()) as T[]);
+  } catch (error) {
+    // A cursor of this list whose values do not fit its columns (forged: a string for a timestamp).
+    if (page && isDataException(error)) throw invalidCursor();
+    throw error;
+  }
   const items = fetched.slice(0, limit);
   const result: Page<T> = { items, count };
   if (fetched.length > limit) {

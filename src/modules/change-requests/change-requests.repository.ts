@@ -22,7 +22,7 @@ export class ChangeRequestsRepository {
   /** By id or by number in the space (`changeRequestId` is either, section 4.1); `lock` takes the row for the transaction. */
   find(spaceId: string, idOrNumber: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<ChangeRequest | null> {
     const qb = manager.createQueryBuilder(ChangeRequest, 'cr').where('cr.space_id = :spaceId', { spaceId });
-    if (/^[1-9][0-9]{0,8}$/.test(idOrNumber)) qb.andWhere('cr.number = :number', { number: Number(idOrNumber) });
+    if (/^[1-9]\d{0,8}$/.test(idOrNumber)) qb.andWhere('cr.number = :number', { number: Number(idOrNumber) });
     else qb.andWhere('cr.id = :id', { id: idOrNumber });
     if (lock) qb.setLock('pessimistic_write');
     return qb.getOne();

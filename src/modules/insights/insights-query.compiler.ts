@@ -393,7 +393,7 @@ export function resolveRange(range: unknown, now: Date): { from: Date; to: Date 
   return { from, to };
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
 export function parseTimestamp(value: unknown, path: string): Date {
   if (typeof value !== 'string' || !ISO_DATE_TIME.test(value)) throw invalid(`${path}: must be an ISO 8601 date-time`);

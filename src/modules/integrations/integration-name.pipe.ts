@@ -5,7 +5,7 @@ import { integrationError } from './integration.errors';
 @Injectable()
 export class IntegrationNamePipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!/^[a-zA-Z0-9-_.]{1,100}$/.test(value)) {
+    if (!/^[\w.-]{1,100}$/.test(value)) {
       throw integrationError('integration.invalid_manifest', 'integrationName: must match ^[a-zA-Z0-9-_.]+$ (at most 100 characters)');
     }
     return value;

@@ -86,7 +86,7 @@ function validator(): ValidateFunction {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   // The public description's own formats, as its document defines them.
-  ajv.addFormat('emoji', /^(?:|[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}[^\s]*)$/iu);
+  ajv.addFormat('emoji', /^(?:[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}\S*)?$/iu);
   ajv.addFormat('icon', /^[a-z0-9][a-z0-9-]*$/);
   ajv.addSchema({ $id: 'quire:public', components: { schemas: publicSchemas } });
   validateSettings = ajv.compile({ $ref: 'quire:public#/components/schemas/SiteCustomizationSettingsBase' });

@@ -1,3 +1,5 @@
+import { trimChar, trimEndChar } from '../../common/text/trim';
+
 /**
  * The kept order of one level of a site's structure (the site spaces of a section or of the root;
  * the sections of a group; the root's sections and groups), and where a move puts an item. Pure.
@@ -26,13 +28,16 @@ export function reorder<T extends LevelItem>(level: T[], moving: T, position: { 
 
 /** A path made from a title: lower case letters, digits and dashes, at most 90 characters (room for a suffix), never empty. */
 export function slugOf(title: string, fallback: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 90)
-    .replace(/-+$/, '');
+  const slug = trimEndChar(
+    trimChar(
+      title
+        .normalize('NFKD')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-'),
+      '-',
+    ).slice(0, 90),
+    '-',
+  );
   return slug || fallback;
 }
 

@@ -67,6 +67,8 @@ export const MAX_FILES_PER_CHANGE = 20;
 export const MAX_FILE_NAME = 256;
 export const MAX_BASE64_BYTES = 1024 * 1024;
 const MAX_SLUG = 100;
+/** A page title's bound (revision_pages.title CHECK). */
+export const MAX_PAGE_TITLE = 1000;
 const MAX_EMOJI = 50;
 
 type Json = Record<string, unknown>;
@@ -181,6 +183,7 @@ class Reader {
     const title = this.string('title');
     if (title !== undefined) {
       if (title.trim() === '') this.fail('title', 'must not be empty');
+      if (title.length > MAX_PAGE_TITLE && [...title].length > MAX_PAGE_TITLE) this.fail('title', `must be at most ${MAX_PAGE_TITLE} characters`);
       settings.title = title;
     }
     const slug = this.string('slug');
@@ -247,12 +250,12 @@ class Reader {
       const base64 = reader.string('base64');
       if ((url === undefined) === (base64 === undefined)) this.fail(at, 'must have exactly one of url and base64');
       if (url !== undefined) {
-        if (!/^https?:\/\/[^\s]+$/i.test(url) || url.length > 2048) this.fail(`${at}.url`, 'must be an http or https URL of at most 2048 characters');
+        if (!/^https?:\/\/\S+$/i.test(url) || url.length > 2048) this.fail(`${at}.url`, 'must be an http or https URL of at most 2048 characters');
         upload.url = url;
       }
       if (base64 !== undefined) {
         if (!contentType) this.fail(`${at}.contentType`, 'is required with base64');
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) this.fail(`${at}.base64`, 'must be base64');
+        if (!/^[A-Z0-9+/]*={0,2}$/i.test(base64)) this.fail(`${at}.base64`, 'must be base64');
         if (Math.floor((base64.length * 3) / 4) > MAX_BASE64_BYTES + 2) this.fail(`${at}.base64`, 'must be at most 1 MB');
         upload.base64 = base64;
       }

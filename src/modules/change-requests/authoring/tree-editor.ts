@@ -4,7 +4,8 @@ import { FILE_REF, PAGE_REF } from '../../content/markdown/markdown';
 import { mapOutsideCode } from '../../content/markdown/markdown-refs';
 import type { ComputedSource } from '../../content/revision-page.entity';
 import { derivePaths, resolvePagePath, slugify } from '../../content/tree/slugs';
-import { invalidChange, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
+import { leadingHeading, replaceLinkDestinations } from './markdown-scan';
+import { invalidChange, MAX_PAGE_TITLE, type InsertPageChange, type PageSettings, type UpdatePageChange } from './content-changes';
 
 /**
  * A page being edited or merged: a revision's tree row without the revision it came from. `markdown`
@@ -16,8 +17,6 @@ export type PageOutcome =
   { object: 'created_page'; page: string; ref?: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
-const LEADING_HEADING = /^\s*#\s+(.+?)\s*#*\s*(?:\r?\n|$)/;
-const LINK = /(\]\()(<[^>]*>|[^)\s]+)((?:\s+"[^"]*")?\))/g;
 
 /** `title` and `description` of a YAML-style front matter block, and the body after it. */
 export function readFrontmatter(markdown: string): { title?: string; description?: string; body: string } {
@@ -25,8 +24,12 @@ export function readFrontmatter(markdown: string): { title?: string; description
   if (!match) return { body: markdown };
   const fields: Record<string, string> = {};
   for (const line of match[1].split(/\r?\n/)) {
-    const pair = /^(\w+):\s*(.*)$/.exec(line);
-    if (pair) fields[pair[1]] = pair[2].replace(/^(["'])(.*)\1$/, '$2').trim();
+    const pair = /^(\w+):(.*)$/s.exec(line);
+    if (pair)
+      fields[pair[1]] = pair[2]
+        .trimStart()
+        .replace(/^(["'])(.*)\1$/, '$2')
+        .trim();
   }
   return { title: fields.title || undefined, description: fields.description || undefined, body: markdown.slice(match[0].length) };
 }
@@ -114,13 +117,14 @@ export class TreeEditor {
     // The front matter's title, then a leading heading (which then leaves the body), then `title`.
     let title = front.title;
     if (!title) {
-      const heading = LEADING_HEADING.exec(body);
+      const heading = leadingHeading(body);
       if (heading) {
-        title = heading[1];
-        body = body.slice(heading[0].length).replace(/^\s*\n/, '');
+        title = heading.title;
+        body = body.slice(heading.length).replace(/^\s*\n/, '');
       }
     }
     title ??= change.title ?? 'Untitled';
+    checkDocumentTitle(index, title);
     const page: TreePage = {
       pageId: newId(),
       parentId: into,
@@ -161,7 +165,7 @@ export class TreeEditor {
     if (change.markdown !== undefined) {
       const front = readFrontmatter(change.markdown);
       page.markdown = front.body;
-      if (front.title) page.title = front.title;
+      if (front.title) page.title = checkDocumentTitle(index, front.title);
       if (front.description) page.description = front.description;
     }
     if (change.computed !== undefined) page.computed = change.computed as ComputedSource | null;
@@ -250,7 +254,7 @@ export class TreeEditor {
     if (refFile) return `/files/${refFile}`;
     if (target.startsWith('/pages/')) {
       const rest = target.slice('/pages/'.length);
-      if (/^readme(\.md)?$/i.test(rest)) return rootPage ? `/pages/${rootPage}${anchor}` : undefined;
+      if (/^readme(?:\.md)?$/i.test(rest)) return rootPage ? `/pages/${rootPage}${anchor}` : undefined;
       const path = resolvePagePath('', rest);
       const id = path === null ? undefined : byPath.get(path);
       return id ? `/pages/${id}${anchor}` : undefined;
@@ -262,6 +266,14 @@ export class TreeEditor {
   }
 }
 
+/** A title read from the document (front matter or leading heading) within the column's bound. */
+function checkDocumentTitle(index: number, title: string): string {
+  if (title.length > MAX_PAGE_TITLE && [...title].length > MAX_PAGE_TITLE) {
+    throw invalidChange(index, `.document: the title it gives (front matter or leading heading) is longer than ${MAX_PAGE_TITLE} characters`);
+  }
+  return title;
+}
+
 function splitAnchor(href: string): [string, string] {
   const at = href.indexOf('#');
   return at === -1 ? [href, ''] : [href.slice(0, at), href.slice(at)];
@@ -269,11 +281,5 @@ function splitAnchor(href: string): [string, string] {
 
 /** Rewrites link and image destinations outside code; `resolve` answers the new destination or undefined to keep it. */
 export function rewriteLinks(markdown: string, resolve: (href: string) => string | undefined): string {
-  return mapOutsideCode(markdown, (text) =>
-    text.replace(LINK, (whole, open: string, href: string, close: string) => {
-      const raw = href.startsWith('<') ? href.slice(1, -1) : href;
-      const next = resolve(raw);
-      return next === undefined ? whole : `${open}${next}${close}`;
-    }),
-  );
+  return mapOutsideCode(markdown, (text) => replaceLinkDestinations(text, resolve));
 }

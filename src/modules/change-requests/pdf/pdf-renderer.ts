@@ -167,7 +167,7 @@ function inline(doc: PDFKit.PDFDocument, token: Token | undefined, image: ImageS
       case 'image': {
         const file = FILE_REF.exec(child.attrGet('src') ?? '');
         const found = file ? image(file[1]) : undefined;
-        if (found && /^image\/(png|jpeg)$/.test(found.contentType)) images.push({ data: found.data });
+        if (found && /^image\/(?:png|jpeg)$/.test(found.contentType)) images.push({ data: found.data });
         else runs.push({ text: `[${child.content || 'image'}]`, font: font() });
         break;
       }

@@ -2,7 +2,7 @@ import { imageSize } from 'image-size';
 import robotsParser from 'robots-parser';
 import { OutboundError } from '../../../common/outbound/outbound-error';
 import { OutboundHttpClient, OutboundResponse } from '../../../common/outbound/outbound-http.client';
-import { ExtractedPage, extractPage } from './html-extract';
+import { ExtractedPage, extractPage, PageTooDeepError } from './html-extract';
 import { mapPool } from './pool';
 import { ImportScope, inScope, normalizePageUrl, scopeOf } from './site-scope';
 
@@ -74,7 +74,14 @@ export class SiteCrawler {
       throw new StartPageError(`robots.txt of ${new URL(startUrl).origin} does not allow importing ${startUrl}`);
     const start = await this.fetchStart(startUrl);
     const scope = scopeOf(new URL(start.url));
-    const startPage: CrawledPage = { url: normalizePageUrl(start.url) as string, extracted: extractPage(start.body.toString('utf8'), start.url) };
+    let extracted: ExtractedPage;
+    try {
+      extracted = extractPage(start.body.toString('utf8'), start.url);
+    } catch (error) {
+      if (error instanceof PageTooDeepError) throw new StartPageError(error.message);
+      throw error;
+    }
+    const startPage: CrawledPage = { url: normalizePageUrl(start.url) as string, extracted };
 
     const pages = [startPage];
     const fetched = new Set([startPage.url]);
@@ -169,7 +176,7 @@ export class SiteCrawler {
       if (response.status >= 400 || !HTML.has(response.contentType) || !key || !inScope(key, scope)) return null;
       return { url: key, extracted: extractPage(response.body.toString('utf8'), response.url) };
     } catch (error) {
-      if (error instanceof OutboundError) return null;
+      if (error instanceof OutboundError || error instanceof PageTooDeepError) return null;
       throw error;
     }
   }

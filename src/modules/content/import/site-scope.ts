@@ -1,4 +1,5 @@
 import { MAX_SLUG_LENGTH, slugify, uniqueSlug } from '../tree/slugs';
+import { trimEndChar } from '../../../common/text/trim';
 
 /** What an import may crawl: the start URL's origin, at or under its path. */
 export interface ImportScope {
@@ -19,7 +20,7 @@ export function scopeOf(start: URL): ImportScope {
   let path = start.pathname;
   const last = path.split('/').pop() ?? '';
   if (last.includes('.')) path = path.slice(0, path.length - last.length);
-  const root = path.replace(/\/+$/, '');
+  const root = trimEndChar(path, '/');
   return { origin: start.origin, root, prefix: `${root}/` };
 }
 
@@ -32,7 +33,7 @@ export function normalizePageUrl(raw: string): string | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  const path = url.pathname.replace(/\/index\.html?$/i, '/').replace(/\/+$/, '');
+  const path = trimEndChar(url.pathname.replace(/\/index\.html?$/i, '/'), '/');
   return `${url.origin}${path}`;
 }
 

@@ -1,7 +1,7 @@
 import { relativePath } from '../tree/slugs';
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
-const PAGE_LINK = /\]\(\/pages\/([A-Za-z0-9_-]+)(#[^)\s]*)?\)/g;
+const PAGE_LINK = /\]\(\/pages\/([\w-]+)(#[^)\s]*)?\)/g;
 
 /**
  * Bodies store page links as stable refs (`/pages/ID`). For `format.markdown.refs=relative` (the
@@ -36,8 +36,7 @@ export function mapOutsideCode(markdown: string, map: (text: string) => string):
         fence = opener[1];
         return line;
       }
-      return line
-        .split(/(`+[^`]*`+)/)
+      return splitInlineCode(line)
         .map((part, index) => (index % 2 === 1 ? part : map(part)))
         .join('');
     })
@@ -53,4 +52,35 @@ export function referencedPageIds(markdown: string): string[] {
   const ids = new Set<string>();
   for (const match of markdown.matchAll(PAGE_LINK)) ids.add(match[1]);
   return [...ids];
+}
+
+/**
+ * `line.split(/(`+[^`]*`+)/)` in one pass: text and code spans alternating (a run of backticks, what
+ * follows up to the next backtick, and the run there; or a lone run of two or more). The pattern
+ * itself retried from every backtick of a run (regexp/no-super-linear-move).
+ */
+export function splitInlineCode(line: string): string[] {
+  const parts: string[] = [];
+  const n = line.length;
+  let last = 0;
+  let at = line.indexOf('`');
+  while (at !== -1) {
+    let open = at;
+    while (open < n && line[open] === '`') open++;
+    const close = line.indexOf('`', open);
+    let end: number;
+    if (close !== -1) {
+      end = close;
+      while (end < n && line[end] === '`') end++;
+    } else if (open - at >= 2) {
+      end = open;
+    } else {
+      break;
+    }
+    parts.push(line.slice(last, at), line.slice(at, end));
+    last = end;
+    at = line.indexOf('`', end);
+  }
+  parts.push(line.slice(last));
+  return parts;
 }

@@ -2,20 +2,49 @@ import MarkdownIt from 'markdown-it';
 import { slugify } from '../tree/slugs';
 
 /**
+ * Deepest nesting markdown-it follows (blocks in blocks, and link labels while it looks for their end;
+ * deeper, the rest of the paragraph is text). Its default, 100, is the depth it recurses into at every
+ * `[` of a run: 1 MB of `![` took 5.8 s against 0.56 s for ordinary text; at 20, 1.2 s (issue 25,
+ * docs/architecture.md "Input and CPU budget"). No document nests lists or quotes 20 deep.
+ */
+export const MARKDOWN_MAX_NESTING = 20;
+
+/**
  * One CommonMark parser (with tables and strikethrough) for everything Quire reads out of page
  * bodies: links, search sections and the JSON document. Raw HTML is read as text, never rendered.
  */
 export const markdownParser = new MarkdownIt('default', { html: false, linkify: false });
+// A preset option markdown-it's typings leave out of `Options`; read at every parse.
+(markdownParser.options as { maxNesting: number }).maxNesting = MARKDOWN_MAX_NESTING;
 
 export type Token = ReturnType<MarkdownIt['parse']>[number];
 
+/** Bodies at least this long keep their tokens for the next parse of the same text (MEMO_MS). */
+const MEMO_MIN_LENGTH = 16 * 1024;
+const MEMO_MS = 2000;
+let memo: { markdown: string; tokens: Token[] } | undefined;
+let memoTimer: NodeJS.Timeout | undefined;
+
+/**
+ * The tokens of a body. A write reads a large body more than once in a row (search sections, then its
+ * links twice): the last large body's tokens are kept for MEMO_MS, so it is parsed once. Callers only
+ * read tokens.
+ */
 export function parseMarkdown(markdown: string): Token[] {
-  return markdownParser.parse(markdown, {});
+  if (memo && memo.markdown.length === markdown.length && memo.markdown === markdown) return memo.tokens;
+  const tokens = markdownParser.parse(markdown, {});
+  if (markdown.length >= MEMO_MIN_LENGTH) {
+    memo = { markdown, tokens };
+    if (memoTimer) clearTimeout(memoTimer);
+    memoTimer = setTimeout(() => (memo = undefined), MEMO_MS);
+    memoTimer.unref();
+  }
+  return tokens;
 }
 
 /** How page bodies refer to other content of the space: ids, so a renamed or moved page keeps its links. */
-export const PAGE_REF = /^\/pages\/([A-Za-z0-9_-]+)(?:#(.*))?$/;
-export const FILE_REF = /^\/files\/([A-Za-z0-9_-]+)$/;
+export const PAGE_REF = /^\/pages\/([\w-]+)(?:#(.*))?$/;
+export const FILE_REF = /^\/files\/([\w-]+)$/;
 
 export const pageRef = (pageId: string, anchor?: string) => `/pages/${pageId}${anchor ? `#${anchor}` : ''}`;
 export const fileRef = (fileId: string) => `/files/${fileId}`;

@@ -1,7 +1,7 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { decodeCursor, encodeCursor } from '../../../common/pagination/cursor';
+import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/pagination/cursor';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import type { Page } from '../../../common/pagination/paginate';
 import { checkedTable, SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
@@ -61,7 +61,7 @@ export class SearchIndexRepository {
     const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
     const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
     if (typeof score !== 'number' || typeof lastId !== 'string' || !valid(before, 0) || !valid(startBound, 1) || (phase !== 0 && phase !== 1)) {
-      throw new BadRequestException('page: is not a valid page cursor');
+      throw invalidCursor();
     }
     const bound = startBound as number;
     const rank = before as number;

@@ -1,3 +1,5 @@
+import { trimChar, trimEndChar } from '../../../common/text/trim';
+
 /** Longest slug the API accepts (RevisionPageSlug). */
 export const MAX_SLUG_LENGTH = 100;
 
@@ -6,15 +8,13 @@ export const MAX_SLUG_LENGTH = 100;
  * accents dropped (`Café Menu` → `cafe-menu`). Never empty: a title with nothing usable gives `page`.
  */
 export function slugify(text: string): string {
-  const slug = text
+  const dashed = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/['’]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_LENGTH)
-    .replace(/-+$/, '');
+    .replace(/[^a-z0-9]+/g, '-');
+  const slug = trimEndChar(trimChar(dashed, '-').slice(0, MAX_SLUG_LENGTH), '-');
   return slug || 'page';
 }
 
@@ -23,7 +23,7 @@ export function uniqueSlug(slug: string, taken: Set<string>): string {
   let candidate = slug;
   for (let n = 2; taken.has(candidate); n++) {
     const suffix = `-${n}`;
-    candidate = `${slug.slice(0, MAX_SLUG_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`;
+    candidate = `${trimEndChar(slug.slice(0, MAX_SLUG_LENGTH - suffix.length), '-')}${suffix}`;
   }
   taken.add(candidate);
   return candidate;

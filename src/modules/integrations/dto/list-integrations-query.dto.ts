@@ -23,7 +23,7 @@ export class ListIntegrationsQueryDto extends ListQueryDto {
 
   @ApiPropertyOptional({ description: 'Integrations with a block whose urlUnfurl names this domain', pattern: '^[a-zA-Z0-9-_.]+$' })
   @Optional()
-  @Matches(/^[a-zA-Z0-9-_.]+$/, { message: 'blockDomain: must match ^[a-zA-Z0-9-_.]+$' })
+  @Matches(/^[\w.-]+$/, { message: 'blockDomain: must match ^[a-zA-Z0-9-_.]+$' })
   @MaxLength(100)
   blockDomain?: string;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { Lexer, parse as parseYaml } from 'yaml';
 
 /**
  * Pure helpers over the files of a specification: parsing one file (JSON or YAML), walking its
@@ -17,8 +17,27 @@ export const MAX_NESTING = 512;
 /** The key under which the validator's bundle carries the files a document references. */
 export const BUNDLE_FILES_KEY = 'x-quire-files';
 
-/** Parses one file. JSON when it looks like JSON and parses as such, else YAML (1.2 core schema, aliases bounded). */
+/** Most explicit-key indicators (`? `) in a YAML file: their nesting costs the parser polynomial time (200 deep: 0.2 s, 500: 40 s). */
+export const MAX_YAML_EXPLICIT_KEYS = 64;
+
+/**
+ * Parses one file. JSON when it looks like JSON and parses as such, else YAML (1.2 core schema, aliases
+ * bounded). The document is then checked as data (`checkDocument`): nesting at most MAX_NESTING, and no
+ * string PostgreSQL cannot store. A YAML text is first read by the YAML lexer (linear, no recursion) to
+ * refuse a nesting the recursive parser would overflow on or spend minutes in.
+ */
 export function parseSpecText(text: string, name: string): { format: SpecFormat; document: unknown } {
+  const nul = text.indexOf('\0');
+  if (nul !== -1) {
+    const line = text.slice(0, nul).split('\n').length;
+    throw new SpecDocumentError(`${name} line ${line}: the text holds a NUL character (U+0000), which cannot be stored`);
+  }
+  const parsed = parseSpecSyntax(text, name);
+  checkDocument(parsed.document, name);
+  return parsed;
+}
+
+function parseSpecSyntax(text: string, name: string): { format: SpecFormat; document: unknown } {
   const first = text.trimStart()[0];
   if (first === '{' || first === '[') {
     try {
@@ -26,23 +45,111 @@ export function parseSpecText(text: string, name: string): { format: SpecFormat;
     } catch (error) {
       // `{a: 1}` is YAML's flow style: let YAML try before refusing.
       try {
-        return { format: 'yaml', document: parseYamlText(text) };
-      } catch {
+        return { format: 'yaml', document: parseYamlText(text, name) };
+      } catch (yamlError) {
+        if (yamlError instanceof SpecDocumentError) throw yamlError;
         throw new SpecDocumentError(`${name} is not valid JSON: ${(error as Error).message}`);
       }
     }
   }
   try {
-    return { format: 'yaml', document: parseYamlText(text) };
+    return { format: 'yaml', document: parseYamlText(text, name) };
   } catch (error) {
+    if (error instanceof SpecDocumentError) throw error;
     const message = (error as Error).message.split('\n')[0];
     throw new SpecDocumentError(`${name} is not valid YAML or JSON: ${message}`);
   }
 }
 
-function parseYamlText(text: string): unknown {
+function parseYamlText(text: string, name: string): unknown {
+  checkYamlNesting(text, name);
   // uniqueKeys: a duplicated key is an error, not a silent overwrite; maxAliasCount bounds alias expansion.
   return parseYaml(text, { maxAliasCount: 1000, uniqueKeys: true, prettyErrors: true });
+}
+
+/**
+ * Refuses, from the lexer's tokens, a YAML text whose flow collections nest deeper than MAX_NESTING,
+ * whose lines open more than MAX_NESTING block collections at once (`- - - - x`), or with more than
+ * MAX_YAML_EXPLICIT_KEYS explicit keys: shapes no specification has and the parser handles badly.
+ */
+function checkYamlNesting(text: string, name: string): void {
+  const tooDeep = () => new SpecDocumentError(`${name} is nested deeper than ${MAX_NESTING} levels`);
+  let flow = 0;
+  let onLine = 0;
+  let explicitKeys = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') {
+      if (++flow > MAX_NESTING) throw tooDeep();
+    } else if (token === ']' || token === '}') {
+      if (flow > 0) flow--;
+    } else if (token === '-' || token === '?' || token === ':') {
+      if (++onLine > MAX_NESTING) throw tooDeep();
+      if (token === '?' && ++explicitKeys > MAX_YAML_EXPLICIT_KEYS) {
+        throw new SpecDocumentError(`${name} has more than ${MAX_YAML_EXPLICIT_KEYS} explicit keys ("? "); a specification's keys are plain strings`);
+      }
+    } else if (token === '\n' || token === '\r\n') {
+      onLine = 0;
+    }
+  }
+}
+
+/**
+ * Checks a parsed document as data, without recursion: nested at most MAX_NESTING levels (deeper, the
+ * recursive steps after parsing, from JSON.stringify to the validator, overflow the stack), and no
+ * key or string holding NUL (`\u0000` in JSON, `\0` in YAML) or an unpaired surrogate, which
+ * PostgreSQL cannot store in text or jsonb. Refusals name the place as a JSON pointer.
+ */
+export function checkDocument(document: unknown, name: string): void {
+  interface Step {
+    value: unknown;
+    key: string | number | undefined;
+    parent: Step | undefined;
+    depth: number;
+  }
+  const pathOf = (step: Step | undefined): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let at = step; at && at.key !== undefined; at = at.parent) path.push(at.key);
+    return path.reverse();
+  };
+  const stack: Step[] = [{ value: document, key: undefined, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const step = stack.pop() as Step;
+    const value = step.value;
+    if (typeof value === 'string') {
+      const problem = unstorable(value);
+      if (problem) throw new SpecDocumentError(`${name} ${toPointer(pathOf(step))}: the string holds ${problem}, which cannot be stored`);
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (step.depth > MAX_NESTING) throw new SpecDocumentError(`${name} is nested deeper than ${MAX_NESTING} levels at ${toPointer(pathOf(step).slice(0, 8))}…`);
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], key: index, parent: step, depth: step.depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const problem = unstorable(keys[index]);
+      if (problem)
+        throw new SpecDocumentError(
+          `${name} ${toPointer([...pathOf(step), keys[index]]).replaceAll('\0', '\\u0000')}: the key holds ${problem}, which cannot be stored`,
+        );
+      stack.push({ value: (value as Record<string, unknown>)[keys[index]], key: keys[index], parent: step, depth: step.depth + 1 });
+    }
+  }
+}
+
+/** What in a string PostgreSQL refuses (NUL, an unpaired surrogate), or undefined. */
+function unstorable(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0) return 'a NUL character (U+0000)';
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const next = text.charCodeAt(i + 1);
+      if (code > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return 'an unpaired surrogate';
+      i++;
+    }
+  }
+  return undefined;
 }
 
 /** `#/a/b~1c` style pointer of a path. */

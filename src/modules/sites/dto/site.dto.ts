@@ -9,6 +9,8 @@ import { SITE_AGENTS_CONTEXTS, SITE_VISIBILITIES, type SiteAgentsContext, type S
 
 /** The public schemas' limits (SiteTitle, SiteHostname, SiteBasename, SiteProxyOrigin). */
 export const SITE_TITLE = { min: 2, max: 128 };
+// `[.]` as published in the OpenAPI document (the same as `\.`).
+// eslint-disable-next-line regexp/no-useless-character-class
 export const HOSTNAME_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
 export const PROXY_PATTERN = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
 export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
@@ -135,7 +137,7 @@ export class UpdateAdaptiveSchemaDto {
 export class ShareKeyQueryDto {
   @ApiPropertyOptional({ maxLength: 256, description: 'Key of a share link, to resolve published URLs of a share-link site' })
   @Optional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
+  @Matches(/^[\w-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
   shareKey?: string;
 }
 

@@ -9,13 +9,13 @@ import { QueryBoolean } from '../../content/dto/query-booleans';
 /** Section 8 and the public schemas: paths 1–100, conditions 1–1024, section titles 2–128, group titles 1–100, icons up to 50. */
 export const PATH = { min: 1, max: 100 };
 export const CONDITION = { min: 1, max: 1024 };
-const PATH_PATTERN = /^[A-Za-z0-9_.~-]+$/;
+const PATH_PATTERN = /^[\w.~-]+$/;
 const ICON_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export class ListSiteSpacesQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ maxLength: 256 })
   @Optional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
+  @Matches(/^[\w-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
   shareKey?: string;
 
   @ApiPropertyOptional({ description: 'true: only the default site space; false: only the others' })
@@ -28,7 +28,7 @@ export class ListSiteSpacesQueryDto extends ListQueryDto {
 export class ListSectionsQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ maxLength: 256 })
   @Optional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
+  @Matches(/^[\w-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
   shareKey?: string;
 }
 

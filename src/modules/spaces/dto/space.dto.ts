@@ -74,7 +74,7 @@ export class UpdateSpaceDto {
 export class GetSpaceQueryDto {
   @ApiPropertyOptional({ maxLength: 256, description: 'Share key of a share-link space, to resolve its published URL' })
   @Optional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
+  @Matches(/^[\w-]{1,256}$/, { message: 'must be 1 to 256 letters, digits, _ or -' })
   shareKey?: string;
 }
 
