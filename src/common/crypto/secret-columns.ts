@@ -84,6 +84,9 @@ export async function rotateRows(query: Query, cipher: SecretCipher): Promise<Re
  * a key). Written when absent (a new database, or one whose secrets were all written before).
  */
 export async function checkEncryptionKey(query: Query, cipher: SecretCipher): Promise<void> {
+  // A database whose migrations have not run holds no secret yet: the start fails on what is missing instead.
+  const [{ present }] = (await query(`SELECT to_regclass('server_secrets') IS NOT NULL AS present`, [])) as { present: boolean }[];
+  if (!present) return;
   const rows = (await query(`SELECT value FROM server_secrets WHERE name = $1`, [KEY_CHECK])) as { value: string }[];
   if (rows.length === 0) {
     await query(`INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
