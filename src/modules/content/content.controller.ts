@@ -1,13 +1,22 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
-import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
+import {
+  presentFile,
+  presentFiles,
+  presentPage,
+  presentPageMetaLinks,
+  RevisionFileJson,
+  RevisionFilesJson,
+  RevisionPageJson,
+  RevisionPageMetaLinksJson,
+} from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
@@ -63,6 +72,15 @@ export class ContentController {
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
     return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
+  }
+
+  @Get('page/:pageId/meta-links')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'listSpacePageMetaLinks', summary: 'Canonical and alternate links of a page of the active revision' })
+  @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
+  async pageMetaLinks(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string): Promise<RevisionPageMetaLinksJson> {
+    await this.content.onePage(access, undefined, pageId);
+    return presentPageMetaLinks();
   }
 
   @Get('path/*pagePath')

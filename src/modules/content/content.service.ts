@@ -122,6 +122,15 @@ export class ContentService {
     return { context, pages: subtree, paths };
   }
 
+  /** One page, read by key, with a computed page's body generated; 404 when the revision has no such page. */
+  async onePage(access: SpaceAccess, revisionId: string | undefined, pageId: string): Promise<{ context: RevisionContext; page: PageWithBody }> {
+    const { revision, context } = await this.open(access, revisionId);
+    const page = await this.content.onePage(revision.id, pageId);
+    if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    await this.computedPages.fill(context.organizationId, [page], true);
+    return { context, page };
+  }
+
   /** Paths of the pages `pages` link to that are not among them. */
   private linkedPaths(revisionId: string, pages: PageWithBody[]): Promise<Map<string, string | null>> {
     const known = new Set(pages.map((page) => page.pageId));
