@@ -28,6 +28,10 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
+import { FileUrlSigner } from './reader-files/file-url-signer';
+import { ReaderFilesController } from './reader-files/reader-files.controller';
+import { ReaderFilesRepository } from './reader-files/reader-files.repository';
+import { ReaderFilesService } from './reader-files/reader-files.service';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
@@ -38,7 +42,7 @@ import { SearchPage } from './search/search-page.entity';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
+  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController],
   providers: [
     ContentRepository,
     ContentService,
@@ -51,6 +55,9 @@ import { SearchPage } from './search/search-page.entity';
     LinksRepository,
     LinksService,
     WebsiteImportService,
+    FileUrlSigner,
+    ReaderFilesRepository,
+    ReaderFilesService,
   ],
   exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })

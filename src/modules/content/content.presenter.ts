@@ -148,7 +148,8 @@ export function presentFile(context: RevisionContext, file: RevisionFile): Revis
     name: file.name,
     contentType: file.contentType,
     // Always the revision's own route: revisions are immutable, so the URL names fixed bytes.
-    downloadURL: context.config.apiUrl(`/v1/spaces/${context.spaceId}/revisions/${context.revisionId}/files/${file.fileId}/download`),
+    downloadURL:
+      context.fileUrl?.(file.fileId) ?? context.config.apiUrl(`/v1/spaces/${context.spaceId}/revisions/${context.revisionId}/files/${file.fileId}/download`),
     size: file.size,
   };
   if (file.width !== null && file.height !== null) json.dimensions = { width: file.width, height: file.height };

@@ -18,6 +18,7 @@ import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
+import { FileUrlSigner } from './reader-files/file-url-signer';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -32,7 +33,13 @@ export class ContentService {
     private readonly content: ContentRepository,
     private readonly config: AppConfig,
     private readonly computedPages: ComputedPages,
+    private readonly fileUrls: FileUrlSigner,
   ) {}
+
+  /** `context` for a reader (a site API token): files' `downloadURL`s become signed URLs that need no token. */
+  async forReaders(context: RevisionContext): Promise<RevisionContext> {
+    return { ...context, fileUrl: await this.fileUrls.signerFor(context.revisionId) };
+  }
 
   /**
    * The revision to read (the active one when `revisionId` is undefined); 404 when it is not the

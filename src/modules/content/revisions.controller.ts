@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { isSiteTokenRead } from './reader-files/site-token-read';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { publicSchema } from '../../common/openapi/public-schema';
@@ -44,9 +45,11 @@ export class RevisionsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Query() query: RevisionQueryDto,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const stream = await this.content.revisionStream(access, revisionId, { computed: query.computed });
+    if (isSiteTokenRead(req)) stream.context = await this.content.forReaders(stream.context);
     await sendJsonStream(res, presentRevisionStream(stream, { metadata: query.metadata }));
   }
 
@@ -84,9 +87,10 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('fileId') fileId: string,
     @Query() _query: RevisionQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionFileJson> {
     const { context, file } = await this.content.file(access, revisionId, fileId);
-    return presentFile(context, file);
+    return presentFile(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, file);
   }
 
   @Get('files/:fileId/download')
