@@ -28,6 +28,9 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
+import { EmbedsController } from './embeds/embeds.controller';
+import { EmbedsRepository } from './embeds/embeds.repository';
+import { EmbedsService } from './embeds/embeds.service';
 import { FileUrlSigner } from './reader-files/file-url-signer';
 import { ReaderFilesController } from './reader-files/reader-files.controller';
 import { ReaderFilesRepository } from './reader-files/reader-files.repository';
@@ -42,7 +45,7 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController],
+  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController, EmbedsController],
   providers: [
     ContentRepository,
     ContentService,
@@ -58,6 +61,8 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     FileUrlSigner,
     ReaderFilesRepository,
     ReaderFilesService,
+    EmbedsRepository,
+    EmbedsService,
   ],
   exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })
