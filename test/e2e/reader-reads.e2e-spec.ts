@@ -9,7 +9,7 @@ import { createChangeRequest } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { declaredRoutes } from '../support/route-declarations';
 import { createSite, sitePath } from '../support/site-builders';
-import { createImportedSpace } from '../support/space-builders';
+import { createImportedSpace, createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DOCS_SITE, GIF_4x3, serveWebsite, Website } from '../support/website-fixture';
 
@@ -67,6 +67,24 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
       expect(byOperation.get('getUserById')).toEqual({ site: 'unscoped' });
       // Writes and downloads by token stay closed to site tokens.
       expect(byOperation.get('downloadFileInRevisionById')).toEqual({ site: 'none' });
+    });
+  });
+
+  describe('the reads by id the renderer makes, as it makes them', () => {
+    it('getPageInRevisionById with format=markdown and format.markdown.refs=stable keeps page refs by id', async () => {
+      const res = await get(`${rev()}/page/${pages.guide}?format=markdown&format.markdown.refs=stable`, reader).expect(200);
+      expectContract(res, 'getPageInRevisionById');
+      expect(res.body.markdown).toContain(`[the installation](/pages/${pages['guide/install']}#requirements)`);
+      const byPath = await get(`${rev()}/path/guide?format=markdown&format.markdown.refs=stable`, reader).expect(200);
+      expectContract(byPath, 'getPageInRevisionByPath');
+      expect(byPath.body.markdown).toBe(res.body.markdown);
+    });
+
+    it('getRevisionById, listPagesInRevisionById, getFileInRevisionById and getUserById answer their public schemas', async () => {
+      expectContract(await get(rev(), reader).expect(200), 'getRevisionById');
+      expectContract(await get(`${rev()}/pages`, reader).expect(200), 'listPagesInRevisionById');
+      expectContract(await get(`${rev()}/files/${files[0].id}`, reader).expect(200), 'getFileInRevisionById');
+      expectContract(await get(`/v1/users/${org.admin.user.id}`, reader).expect(200), 'getUserById');
     });
   });
 
@@ -166,6 +184,24 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
       expect(res.body).toEqual({ type: 'link', title: url, site: '127.0.0.1' });
       const failing = await embed(`${pagesSite.origin}/missing-later`).expect(200);
       expect(failing.body).toEqual({ type: 'link', title: `${pagesSite.origin}/missing-later`, site: '127.0.0.1' });
+    });
+
+    it('goes through the outbound address guard: without OUTBOUND_ALLOW_PRIVATE a private address is never asked', async () => {
+      const guarded = await createTestApp();
+      try {
+        const guardedOrg = await createOrganization(guarded);
+        const guardedSpace = await createSpace(guarded, guardedOrg);
+        const before = pagesSite.requests.length;
+        const url = `${pagesSite.origin}/titled?guarded`;
+        const res = await guarded.http
+          .get(`/v1/spaces/${guardedSpace.id}/embed?url=${encodeURIComponent(url)}`)
+          .set(...guardedOrg.admin.auth)
+          .expect(200);
+        expect(res.body).toEqual({ type: 'link', title: url, site: '127.0.0.1' });
+        expect(pagesSite.requests.length).toBe(before);
+      } finally {
+        await guarded.close();
+      }
     });
   });
 
