@@ -73,9 +73,10 @@ export class RevisionsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Query() query: RevisionFilesQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionFilesJson> {
     const { context, page } = await this.content.listFiles(access, revisionId, query);
-    return presentFiles(context, page);
+    return presentFiles(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, page);
   }
 
   @Get('files/:fileId')

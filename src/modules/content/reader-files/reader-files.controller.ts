@@ -46,7 +46,8 @@ export class ReaderFilesController {
       // The renderer's pages live on another origin: their <img> may load it.
       'Cross-Origin-Resource-Policy': 'cross-origin',
     });
-    if (req.headers['if-none-match'] === etag) {
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
       res.status(304).end();
       return;
     }
