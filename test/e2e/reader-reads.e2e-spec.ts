@@ -1,3 +1,5 @@
+import { GitBookAPI } from '@gitbook/api';
+import type { AddressInfo } from 'node:net';
 import { ContentRepository } from '../../src/modules/content/content.repository';
 import { ContentService } from '../../src/modules/content/content.service';
 import { presentFile } from '../../src/modules/content/content.presenter';
@@ -85,6 +87,33 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
       expectContract(await get(`${rev()}/pages`, reader).expect(200), 'listPagesInRevisionById');
       expectContract(await get(`${rev()}/files/${files[0].id}`, reader).expect(200), 'getFileInRevisionById');
       expectContract(await get(`/v1/users/${org.admin.user.id}`, reader).expect(200), 'getUserById');
+    });
+  });
+
+  describe("through @gitbook/api's client, as the renderer calls", () => {
+    it('reads a revision, a page as markdown with stable refs, its document, meta links, a file and a user', async () => {
+      const server = t.app.getHttpServer();
+      if (!server.address()) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      // The package's declarations import './client' without an extension, which `nodenext` resolution
+      // cannot follow, so its methods are typed here by what the test uses (the calls run the real client).
+      type Call = (...args: any[]) => Promise<{ data: any }>;
+      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: reader.token }) as unknown as {
+        spaces: Record<string, Call>;
+        users: Record<string, Call>;
+      };
+      const { data: revisionRead } = await api.spaces.getRevisionById(space.id, revision);
+      expect(revisionRead.id).toBe(revision);
+      const { data: page } = await api.spaces.getPageInRevisionById(space.id, revision, pages.guide, { format: 'markdown', 'format.markdown.refs': 'stable' });
+      expect(page).toMatchObject({ id: pages.guide, markdown: expect.stringContaining(`/pages/${pages['guide/install']}`) });
+      const { data: document } = await api.spaces.getPageDocumentInRevisionById(space.id, revision, pages.guide);
+      expect(document.object).toBe('document');
+      const { data: metaLinks } = await api.spaces.listRevisionPageMetaLinks(space.id, revision, pages.guide);
+      expect(metaLinks).toEqual({ alternates: [] });
+      const { data: file } = await api.spaces.getFileInRevisionById(space.id, revision, files[0].id);
+      expect(file.id).toBe(files[0].id);
+      const { data: user } = await api.users.getUserById(org.admin.user.id);
+      expect(user.id).toBe(org.admin.user.id);
+      await expect(api.spaces.getPageDocumentInRevisionById(space.id, revision, 'unknown-page')).rejects.toMatchObject({ code: 404 });
     });
   });
 
