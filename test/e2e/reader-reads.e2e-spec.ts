@@ -1,5 +1,6 @@
 import { GitBookAPI } from '@gitbook/api';
 import type { AddressInfo } from 'node:net';
+import { PurgeEmbedCacheJob } from '../../src/modules/content/embeds/embed-cache-purge.job';
 import { ContentRepository } from '../../src/modules/content/content.repository';
 import { ContentService } from '../../src/modules/content/content.service';
 import { presentFile } from '../../src/modules/content/content.presenter';
@@ -213,6 +214,15 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
       expect(res.body).toEqual({ type: 'link', title: url, site: '127.0.0.1' });
       const failing = await embed(`${pagesSite.origin}/missing-later`).expect(200);
       expect(failing.body).toEqual({ type: 'link', title: `${pagesSite.origin}/missing-later`, site: '127.0.0.1' });
+    });
+
+    it('purges embeds fetched more than a week ago (daily job), keeping recent ones', async () => {
+      await embed(`${pagesSite.origin}/titled?old`).expect(200);
+      await embed(`${pagesSite.origin}/titled?recent`).expect(200);
+      await t.dataSource.query(`UPDATE embed_cache SET fetched_at = now() - interval '8 days' WHERE url = $1`, [`${pagesSite.origin}/titled?old`]);
+      expect(await t.app.get(PurgeEmbedCacheJob).run()).toBeGreaterThanOrEqual(1);
+      const left: { url: string }[] = await t.dataSource.query(`SELECT url FROM embed_cache WHERE url LIKE $1`, [`${pagesSite.origin}/titled?%`]);
+      expect(left.map((row) => row.url)).toEqual([`${pagesSite.origin}/titled?recent`]);
     });
 
     it('goes through the outbound address guard: without OUTBOUND_ALLOW_PRIVATE a private address is never asked', async () => {

@@ -28,6 +28,7 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
+import { PurgeEmbedCacheJob } from './embeds/embed-cache-purge.job';
 import { EmbedsController } from './embeds/embeds.controller';
 import { EmbedsRepository } from './embeds/embeds.repository';
 import { EmbedsService } from './embeds/embeds.service';
@@ -63,6 +64,7 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     ReaderFilesService,
     EmbedsRepository,
     EmbedsService,
+    PurgeEmbedCacheJob,
   ],
   exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })

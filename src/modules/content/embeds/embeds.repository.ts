@@ -29,4 +29,10 @@ export class EmbedsRepository {
       [urlHash, url, JSON.stringify(embed), ok],
     );
   }
+
+  /** Deletes rows fetched longer than `days` ago; answers how many. */
+  async purgeOlderThan(days: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.dataSource.query(`DELETE FROM embed_cache WHERE fetched_at < now() - make_interval(days => $1)`, [days]);
+    return count;
+  }
 }
