@@ -143,6 +143,9 @@ describe('space content (reads)', () => {
       expect(res.body.document.object).toBe('document');
       const types = res.body.document.nodes.map((node: { type: string }) => node.type);
       expect(types).toEqual(['paragraph', 'heading-2', 'paragraph', 'code', 'images', 'paragraph']);
+      // The anchor is the public model's `meta.id` (the renderer's), not `data.id`.
+      expect(res.body.document.nodes[1].meta).toEqual({ id: 'requirements' });
+      expect(res.body.document.nodes[1].data).toEqual({});
       expect(res.body.document.nodes[4].nodes[0].data.ref).toEqual({ kind: 'file', file: files.find((file) => file.name === 'diagram.svg')?.id });
     });
 

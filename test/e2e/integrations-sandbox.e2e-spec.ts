@@ -17,7 +17,8 @@ const MEMORY_MB = 200;
 /**
  * A script that answers at once and keeps working in `ctx.waitUntil`: `/spin` loops forever, `/trickle`
  * works a little every 100 ms forever,
- * `/grow` holds 600 MB (bounded, so the check on an unwatched server cannot take the machine).
+ * `/grow` holds 600 MB (bounded, so the check on an unwatched server cannot take the machine), quickly and with
+ * little CPU (typed arrays, a pause every 80 MB), so memory, not the after-answer CPU budget, is what stops it.
  */
 const RUNAWAY = `
 export default {
@@ -33,7 +34,7 @@ export default {
     }));
     if (url.endsWith('/grow')) ctx.waitUntil(later().then(async () => {
       const keep = [];
-      for (let i = 0; i < 75; i++) { keep.push(new Array(1e6).fill(i + 0.5)); await later(); }
+      for (let i = 0; i < 75; i++) { keep.push(new Uint8Array(8e6).fill(i + 1)); if (i % 10 === 9) await later(); }
       await new Promise(() => {});
     }));
     return new Response('answered');
@@ -336,7 +337,7 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
     expect((await waitForEvent(t, a.admin, 'probe', fine.id)).trace.logs.map((l) => l.message)).toEqual(['rendering fine']);
   }, 30_000);
 
-  it('a fixture built with the GitBook CLI: configuration screen reads externalLinks, setCache sets Cache-Control, site_view gets the site installation', async () => {
+  it('a fixture built with the GitBook CLI: configuration screen reads externalLinks, setCache sets Cache-Control, a save action patches its space installation, site_view gets the site installation', async () => {
     const run = await gitbook('quire-compat', ['publish'], { endpoint, token: a.admin.token, organization: a.id });
     expect({ code: run.code, stderr: run.stderr.slice(-1000) }).toMatchObject({ code: 0 });
     const installationId = await install(a, 'quire-compat');
@@ -356,6 +357,30 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
       .send({ componentId: 'cached', props: {}, context: { type: 'document', spaceId: space.id, editable: false } });
     expectContract(block, 'renderIntegrationUIWithPost');
     expect(block.headers['cache-control']).toBe('private, max-age=300');
+
+    // Like the webhook's "save": the space configuration screen's action patches its own space installation.
+    await t.http
+      .post(`/v1/integrations/quire-compat/installations/${installationId}/spaces`)
+      .set(...a.admin.auth)
+      .send({ space: space.id })
+      .expect(201);
+    const saved = await t.http
+      .post('/v1/integrations/quire-compat/render')
+      .set(...a.admin.auth)
+      .send({
+        componentId: 'space-config',
+        props: {},
+        state: {},
+        action: { action: 'save', channel: '#docs' },
+        context: { type: 'configuration_space', spaceId: space.id, editable: true },
+      });
+    expectContract(saved, 'renderIntegrationUIWithPost');
+    expect(JSON.stringify(saved.body)).toContain('saved=#docs');
+    const spaceInstallation = await t.http
+      .get(`/v1/integrations/quire-compat/installations/${installationId}/spaces/${space.id}`)
+      .set(...a.admin.auth)
+      .expect(200);
+    expect(spaceInstallation.body.configuration).toEqual({ channel: '#docs' });
 
     // Installed on one site only, with a site configuration: its views carry that, and no space installation.
     const siteId = await createSite(t, a);

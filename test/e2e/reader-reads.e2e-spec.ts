@@ -131,9 +131,9 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
       expect(res.body.nodes.length).toBeGreaterThan(0);
       const page = await get(`${rev()}/page/${pages.guide}?format=document`).expect(200);
       expect(res.body).toEqual(page.body.document);
-      // Headings carry their anchors as the renderer reads them.
+      // Headings carry their anchors where the renderer reads them (meta.id).
       const heading = res.body.nodes.find((node: { type: string }) => node.type.startsWith('heading-'));
-      if (heading) expect(typeof heading.data.id).toBe('string');
+      expect(heading?.meta?.id).toEqual(expect.any(String));
     });
 
     it('accepts evaluated and dereferenced, refuses other values, 404 for an unknown page or revision', async () => {

@@ -33,7 +33,6 @@ export async function createTestApp(
     // Limits generous enough that no test meets them, except the rate-limit tests that set their own.
     RATE_LIMIT_PER_ADDRESS: '1000000',
     RATE_LIMIT_PER_TOKEN: '1000000',
-    // The script-token matrix sends thousands of calls with one installation's token within a minute.
     RATE_LIMIT_PER_INSTALLATION: '1000000',
     AUTH_FAILURE_LIMIT: '1000000',
     // No job workers unless the suite asks (`JOBS_ENABLED: 'true'`): a worker of a suite's app still

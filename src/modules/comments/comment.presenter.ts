@@ -1,5 +1,5 @@
 import { AppConfig } from '../../config/app-config';
-import { toJsonDocument } from '../content/markdown/json-document';
+import { markdownToDocument } from '../content/document';
 import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
 import type { Comment } from './comment.entity';
@@ -126,7 +126,7 @@ function commentPath(comment: Comment): string {
 }
 
 function presentBody(markdown: string, format: CommentFormat): CommentBodyJson {
-  return format === 'document' ? { document: toJsonDocument(markdown) } : { markdown };
+  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
 }
 
 function presentReactions(groups: ReactionGroup<User>[], view: CommentView): EmojiReactionJson[] {

@@ -1,10 +1,9 @@
-import { toJsonDocument } from './json-document';
+import { markdownToDocument } from '../document';
 
 /**
  * The one place a page body becomes the public `JSONDocument` (`getPageDocumentInRevisionById` and
- * `format=document` on page reads). The builder behind it is swapped here, and only here, when the
- * GitBook document-model parser replaces the markdown one.
+ * `format=document` on page reads): the document model's dialect parser (`content/document/`).
  */
 export function pageDocument(markdown: string): Record<string, unknown> {
-  return toJsonDocument(markdown);
+  return markdownToDocument(markdown) as unknown as Record<string, unknown>;
 }

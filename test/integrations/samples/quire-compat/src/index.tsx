@@ -27,8 +27,33 @@ const cached = createComponent({
   },
 });
 
+/**
+ * Like GitBook's webhook integration: a space configuration screen whose "save" action writes the space
+ * installation's configuration back through the API with the script's own token.
+ */
+const spaceConfig = createComponent<Record<string, never>, { saved?: string }, { action: 'save'; channel: string }>({
+  componentId: 'space-config',
+  initialState: {},
+  action: async (element, action, context) => {
+    if (action.action !== 'save') return element;
+    const { integration, installation, spaceInstallation } = context.environment;
+    await context.api.integrations.updateIntegrationSpaceInstallation(integration.name, installation!.id, spaceInstallation!.space, {
+      configuration: { channel: action.channel },
+    });
+    return { state: { saved: action.channel } };
+  },
+  render: async (element, context) => {
+    const channel = (context.environment.spaceInstallation?.configuration as { channel?: string } | undefined)?.channel ?? 'none';
+    return (
+      <configuration>
+        <markdown content={`channel=${channel} saved=${element.state.saved ?? 'no'}`} />
+      </configuration>
+    );
+  },
+});
+
 export default createIntegration({
-  components: [configure, cached],
+  components: [configure, cached, spaceConfig],
   events: {
     /** Like GitBook's analytics integrations: a site view read with the site installation's configuration. */
     site_view: async (event, context) => {
