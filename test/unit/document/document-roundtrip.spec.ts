@@ -263,6 +263,12 @@ const { tree } = fc.letrec((tie) => ({
   ),
 }));
 
+/**
+ * Runs per property: sized for CI on 2 cores (allErrors validation of the public schema dominates);
+ * QUIRE_PROPERTY_RUNS=<factor> multiplies them for a deeper local search.
+ */
+const runs = (n: number) => Math.max(1, Math.round(n * Number(process.env.QUIRE_PROPERTY_RUNS ?? 1)));
+
 const documents = tree.map((nodes) => ({ object: 'document', data: {}, nodes }));
 
 describe('document ↔ Markdown round trip (fast-check)', () => {
@@ -271,7 +277,7 @@ describe('document ↔ Markdown round trip (fast-check)', () => {
       fc.property(documents, (document) => {
         expectPublicDocument(document);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -283,7 +289,7 @@ describe('document ↔ Markdown round trip (fast-check)', () => {
         expectPublicDocument(back);
         expect(normalize(back)).toEqual(normalize(document));
       }),
-      { numRuns: 120 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -356,7 +362,7 @@ describe('document ↔ Markdown round trip (fast-check)', () => {
         expect(normalize(again)).toEqual(normalize(document));
         expect(documentToMarkdown(again)).toBe(written);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(150) },
     );
   });
 });
