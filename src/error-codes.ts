@@ -134,6 +134,8 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,
   'content.import_bad_url': 400,
+  'content.file_url_invalid': 403,
+  'content.file_url_expired': 403,
   'comment.not_found': 404,
   'comment.reply_not_found': 404,
   'comment.edit_forbidden': 403,

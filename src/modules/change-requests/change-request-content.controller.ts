@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -12,6 +12,8 @@ import { FILES_SCHEMA, IMPORT_RESULT_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA }
 import {
   presentFile,
   presentFiles,
+  presentPageMetaLinks,
+  RevisionPageMetaLinksJson,
   presentPage,
   presentPages,
   presentRevision,
@@ -146,6 +148,19 @@ export class ChangeRequestContentController {
   ): Promise<RevisionPageJson> {
     const pages = await this.content.page(access, await this.head(access, id), { pageId }, query);
     return presentPage(pages, { format: query.format, refs: query['format.markdown.refs'] });
+  }
+
+  @Get('page/:pageId/meta-links')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'listChangeRequestPageMetaLinks', summary: 'Canonical and alternate links of a page of the change request' })
+  @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
+  async pageMetaLinks(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('changeRequestId') id: string,
+    @Param('pageId') pageId: string,
+  ): Promise<RevisionPageMetaLinksJson> {
+    await this.content.onePage(access, await this.head(access, id), pageId);
+    return presentPageMetaLinks();
   }
 
   @Get('page/:pageId/links')

@@ -1,13 +1,23 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isSiteTokenRead } from './reader-files/site-token-read';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
-import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
+import {
+  presentFile,
+  presentFiles,
+  presentPage,
+  presentPageMetaLinks,
+  RevisionFileJson,
+  RevisionFilesJson,
+  RevisionPageJson,
+  RevisionPageMetaLinksJson,
+} from './content.presenter';
 import { ContentService } from './content.service';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
@@ -29,9 +39,10 @@ export class ContentController {
   @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
-  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {
+  async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     // Streamed from a cursor: a 10,000-page revision is tens of megabytes of JSON.
     const stream = await this.content.revisionStream(access, undefined, { computed: query.computed });
+    if (isSiteTokenRead(req)) stream.context = await this.content.forReaders(stream.context);
     await sendJsonStream(res, presentRevisionStream(stream, { metadata: query.metadata }));
   }
 
@@ -45,17 +56,22 @@ export class ContentController {
   @Get('files')
   @ApiOperation({ operationId: 'listFiles', summary: 'Files of the active revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
-  async files(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionFilesQueryDto): Promise<RevisionFilesJson> {
+  async files(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionFilesQueryDto, @Req() req: Request): Promise<RevisionFilesJson> {
     const { context, page } = await this.content.listFiles(access, undefined, query);
-    return presentFiles(context, page);
+    return presentFiles(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, page);
   }
 
   @Get('files/:fileId')
   @ApiOperation({ operationId: 'getFileById', summary: 'A file of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
-  async file(@CurrentSpaceAccess() access: SpaceAccess, @Param('fileId') fileId: string, @Query() _query: RevisionQueryDto): Promise<RevisionFileJson> {
+  async file(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('fileId') fileId: string,
+    @Query() _query: RevisionQueryDto,
+    @Req() req: Request,
+  ): Promise<RevisionFileJson> {
     const { context, file } = await this.content.file(access, undefined, fileId);
-    return presentFile(context, file);
+    return presentFile(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, file);
   }
 
   @Get('page/:pageId')
@@ -63,6 +79,15 @@ export class ContentController {
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
     return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
+  }
+
+  @Get('page/:pageId/meta-links')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'listSpacePageMetaLinks', summary: 'Canonical and alternate links of a page of the active revision' })
+  @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
+  async pageMetaLinks(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string): Promise<RevisionPageMetaLinksJson> {
+    await this.content.onePage(access, undefined, pageId);
+    return presentPageMetaLinks();
   }
 
   @Get('path/*pagePath')

@@ -8,7 +8,9 @@ export type ContentErrorCode =
   | 'content.file_data_missing'
   | 'content.duplicate_slug'
   | 'content.invalid_pages'
-  | 'content.import_bad_url';
+  | 'content.import_bad_url'
+  | 'content.file_url_invalid'
+  | 'content.file_url_expired';
 
 /** The error to throw for a broken rule of the content module: `throw contentError('content.page_not_found', message)`. */
 export const contentError = (code: ContentErrorCode, message: string) => new DomainError(code, message);

@@ -28,6 +28,14 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
+import { PurgeEmbedCacheJob } from './embeds/embed-cache-purge.job';
+import { EmbedsController } from './embeds/embeds.controller';
+import { EmbedsRepository } from './embeds/embeds.repository';
+import { EmbedsService } from './embeds/embeds.service';
+import { FileUrlSigner } from './reader-files/file-url-signer';
+import { ReaderFilesController } from './reader-files/reader-files.controller';
+import { ReaderFilesRepository } from './reader-files/reader-files.repository';
+import { ReaderFilesService } from './reader-files/reader-files.service';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
@@ -38,7 +46,7 @@ import { SearchPage } from './search/search-page.entity';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController],
+  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController, EmbedsController],
   providers: [
     ContentRepository,
     ContentService,
@@ -51,6 +59,12 @@ import { SearchPage } from './search/search-page.entity';
     LinksRepository,
     LinksService,
     WebsiteImportService,
+    FileUrlSigner,
+    ReaderFilesRepository,
+    ReaderFilesService,
+    EmbedsRepository,
+    EmbedsService,
+    PurgeEmbedCacheJob,
   ],
   exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
 })

@@ -1,6 +1,6 @@
 import type { Page } from '../../common/pagination/paginate';
 import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } from './content.read-model';
-import { markdownToDocument } from './document';
+import { pageDocument } from './markdown/page-document';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
 import { PageCover, PageLayout } from './revision-page.entity';
@@ -148,7 +148,8 @@ export function presentFile(context: RevisionContext, file: RevisionFile): Revis
     name: file.name,
     contentType: file.contentType,
     // Always the revision's own route: revisions are immutable, so the URL names fixed bytes.
-    downloadURL: context.config.apiUrl(`/v1/spaces/${context.spaceId}/revisions/${context.revisionId}/files/${file.fileId}/download`),
+    downloadURL:
+      context.fileUrl?.(file.fileId) ?? context.config.apiUrl(`/v1/spaces/${context.spaceId}/revisions/${context.revisionId}/files/${file.fileId}/download`),
     size: file.size,
   };
   if (file.width !== null && file.height !== null) json.dimensions = { width: file.width, height: file.height };
@@ -235,7 +236,7 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = markdownToDocument(markdown);
+    if (body.format === 'document') json.document = pageDocument(markdown);
     else json.markdown = readable;
     return json;
   }
@@ -276,4 +277,22 @@ export function presentPages({ context, pages }: RevisionPages): RevisionPagesJs
 /** One page (the first of `pages`) with its descendants, its body as `body` asks. */
 export function presentPage({ context, pages, paths }: RevisionPages, body: BodyOptions): RevisionPageJson {
   return new PagePresenter(context, pages, paths).page(pages[0], body);
+}
+
+/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`). */
+export function presentPageDocument(page: PageWithBody): Record<string, unknown> {
+  return pageDocument(page.markdown ?? '');
+}
+
+/**
+ * The public `RevisionPageMetaLinks` of a page: Quire stores no canonical URL or language
+ * alternates per page, so a page that exists answers no canonical and no alternates (the renderer
+ * then uses the page's own URL).
+ */
+export interface RevisionPageMetaLinksJson {
+  alternates: never[];
+}
+
+export function presentPageMetaLinks(): RevisionPageMetaLinksJson {
+  return { alternates: [] };
 }

@@ -63,6 +63,8 @@ export interface RevisionContext {
   spaceId: string;
   revisionId: string;
   active: boolean;
+  /** Set for reads by a site API token: the signed, token-free URL of a file (`reader-files/`), used as its `downloadURL`. */
+  fileUrl?: (fileId: string) => string;
 }
 
 /** A whole revision as the content service reads it: the revision, its pages (with bodies), files and reusable contents. */

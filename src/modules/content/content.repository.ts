@@ -58,6 +58,12 @@ export class ContentRepository {
     return this.withBodies(pages, this.dataSource.manager);
   }
 
+  /** One page of a revision with its body, read by key (no tree walk: the cost does not grow with the revision). */
+  async onePage(revisionId: string, pageId: string): Promise<PageWithBody | null> {
+    const page = await this.dataSource.manager.findOne(RevisionPage, { where: { revisionId, pageId } });
+    return page ? (await this.withBodies([page], this.dataSource.manager))[0] : null;
+  }
+
   /** Page id → path, for turning stable page refs into relative links: every page of the revision. */
   async pagePaths(revisionId: string): Promise<Map<string, string | null>> {
     const rows = await this.dataSource.manager.find(RevisionPage, { where: { revisionId }, select: { pageId: true, path: true } });

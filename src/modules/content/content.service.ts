@@ -18,6 +18,7 @@ import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
+import { FileUrlSigner } from './reader-files/file-url-signer';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -32,7 +33,13 @@ export class ContentService {
     private readonly content: ContentRepository,
     private readonly config: AppConfig,
     private readonly computedPages: ComputedPages,
+    private readonly fileUrls: FileUrlSigner,
   ) {}
+
+  /** `context` for a reader (a site API token): files' `downloadURL`s become signed URLs that need no token. */
+  async forReaders(context: RevisionContext): Promise<RevisionContext> {
+    return { ...context, fileUrl: await this.fileUrls.signerFor(context.revisionId) };
+  }
 
   /**
    * The revision to read (the active one when `revisionId` is undefined); 404 when it is not the
@@ -120,6 +127,15 @@ export class ContentService {
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
     return { context, pages: subtree, paths };
+  }
+
+  /** One page, read by key, with a computed page's body generated; 404 when the revision has no such page. */
+  async onePage(access: SpaceAccess, revisionId: string | undefined, pageId: string): Promise<{ context: RevisionContext; page: PageWithBody }> {
+    const { revision, context } = await this.open(access, revisionId);
+    const page = await this.content.onePage(revision.id, pageId);
+    if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    await this.computedPages.fill(context.organizationId, [page], true);
+    return { context, page };
   }
 
   /** Paths of the pages `pages` link to that are not among them. */

@@ -1,13 +1,24 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { isSiteTokenRead } from './reader-files/site-token-read';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { FILES_SCHEMA, PAGE_BY_PATH_SCHEMA, PAGES_SCHEMA } from './content.schemas';
-import { presentFile, presentFiles, presentPage, RevisionFileJson, RevisionFilesJson, RevisionPageJson } from './content.presenter';
+import {
+  presentFile,
+  presentFiles,
+  presentPage,
+  presentPageDocument,
+  presentPageMetaLinks,
+  RevisionFileJson,
+  RevisionFilesJson,
+  RevisionPageJson,
+  RevisionPageMetaLinksJson,
+} from './content.presenter';
 import { ContentService } from './content.service';
-import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
+import { DocumentQueryDto, PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
@@ -27,19 +38,23 @@ export class RevisionsController {
 
   @Get()
   @ScriptScope('space:content:read', 'space:content:write')
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Query() query: RevisionQueryDto,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const stream = await this.content.revisionStream(access, revisionId, { computed: query.computed });
+    if (isSiteTokenRead(req)) stream.context = await this.content.forReaders(stream.context);
     await sendJsonStream(res, presentRevisionStream(stream, { metadata: query.metadata }));
   }
 
   @Get('pages')
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'listPagesInRevisionById', summary: 'The page tree of a revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
   async pages(
@@ -58,12 +73,14 @@ export class RevisionsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Query() query: RevisionFilesQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionFilesJson> {
     const { context, page } = await this.content.listFiles(access, revisionId, query);
-    return presentFiles(context, page);
+    return presentFiles(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, page);
   }
 
   @Get('files/:fileId')
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getFileInRevisionById', summary: 'A file of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
   async file(
@@ -71,9 +88,10 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('fileId') fileId: string,
     @Query() _query: RevisionQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionFileJson> {
     const { context, file } = await this.content.file(access, revisionId, fileId);
-    return presentFile(context, file);
+    return presentFile(isSiteTokenRead(req) ? await this.content.forReaders(context) : context, file);
   }
 
   @Get('files/:fileId/download')
@@ -103,6 +121,7 @@ export class RevisionsController {
 
   @Get('page/:pageId')
   @ScriptScope('space:content:read', 'space:content:write')
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(
@@ -114,8 +133,35 @@ export class RevisionsController {
     return presentPage(await this.content.page(access, revisionId, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
+  @Get('page/:pageId/document')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'getPageDocumentInRevisionById', summary: "A page's body as a JSON document" })
+  @ApiOkResponse({ schema: publicSchema('JSONDocument') })
+  async pageDocument(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('pageId') pageId: string,
+    @Query() _query: DocumentQueryDto,
+  ): Promise<Record<string, unknown>> {
+    return presentPageDocument((await this.content.onePage(access, revisionId, pageId)).page);
+  }
+
+  @Get('page/:pageId/meta-links')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'listRevisionPageMetaLinks', summary: 'Canonical and alternate links of a page' })
+  @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
+  async pageMetaLinks(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('pageId') pageId: string,
+  ): Promise<RevisionPageMetaLinksJson> {
+    await this.content.onePage(access, revisionId, pageId);
+    return presentPageMetaLinks();
+  }
+
   @Get('path/*pagePath')
   @ApiParam({ name: 'pagePath', description: 'Path of the page, e.g. `guide/install` (slashes may be encoded)' })
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getPageInRevisionByPath', summary: 'A page of a revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
   async pageByPath(

@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenUnscoped } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import { AppConfig } from '../../config/app-config';
@@ -29,6 +29,7 @@ export class UsersController {
   }
 
   @Get('users/:userId')
+  @SiteTokenUnscoped()
   @ApiOperation({ operationId: 'getUserById', summary: 'Get a user who shares an organization with the caller' })
   @ApiOkResponse({ schema: publicSchema('User') })
   async getUserById(@CurrentUser() viewer: User, @Param('userId') userId: string): Promise<UserJson> {

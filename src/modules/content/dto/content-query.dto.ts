@@ -59,3 +59,18 @@ export class PageQueryDto extends RevisionQueryDto {
   @IsIn(DEREFERENCED)
   dereferenced: (typeof DEREFERENCED)[number] = false;
 }
+
+/** `evaluated` and `dereferenced` of a document read: accepted; bodies hold no expressions or references to expand yet. */
+export class DocumentQueryDto {
+  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['deterministic-only'] }], default: false })
+  @Optional()
+  @QueryBoolean()
+  @IsIn(EVALUATED)
+  evaluated: (typeof EVALUATED)[number] = false;
+
+  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['reusable-contents'] }], default: false })
+  @Optional()
+  @QueryBoolean()
+  @IsIn(DEREFERENCED)
+  dereferenced: (typeof DEREFERENCED)[number] = false;
+}
