@@ -13,7 +13,7 @@ export const READER_FILE_URL_DAYS = 7;
 
 const DAY_SECONDS = 86_400;
 /** `expires` is whole seconds; a signature is HMAC-SHA256 in base64url (43 characters). */
-export const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+export const SIGNATURE_PATTERN = /^[\w-]{43}$/;
 
 export type SignatureCheck = 'valid' | 'invalid' | 'expired';
 
