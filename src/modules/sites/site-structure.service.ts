@@ -550,7 +550,7 @@ export class SiteStructureService {
 
   private checkedCondition(condition: string | null, site: Site): string | null {
     if (condition === null) return null;
-    const problem = conditionProblem(condition, site.adaptiveSchema);
+    const problem = conditionProblem(condition);
     if (problem) throw siteError('site.invalid_condition', problem);
     return condition;
   }
