@@ -25,6 +25,7 @@ import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
 import { InstallationGrantedScopes1800000100000 } from './1800000100000-installation-granted-scopes';
 import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
 import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
+import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing-auth';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   InstallationGrantedScopes1800000100000,
   IntegrationEventsRetention1800000110000,
   EncryptSecrets1800000120000,
+  SitePublishingAuth1800000150000,
 ];
