@@ -223,10 +223,13 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
 
   it('drives through @gitbook/api: resolvePublishedContentByUrl and the deprecated getPublishedContentByUrl', async () => {
     const reader = sites.get('public')!;
-    const org = reader.org;
-    const server = t.app.getHttpServer();
+    const server = t.app.getHttpServer() as import('node:http').Server;
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${server.address().port}` });
+    const { port } = server.address() as import('node:net').AddressInfo;
+    // The client's typings here lack the `urls` group its runtime has: typed to what this test calls.
+    const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}` }) as unknown as {
+      urls: { resolvePublishedContentByUrl(body: { url: string }): Promise<{ data: unknown }> };
+    };
     const { data } = await api.urls.resolvePublishedContentByUrl({ url: `${reader.base}/api/reference` });
     expect(data).toMatchObject({ space: reader.spaces.api, pathname: 'reference' });
     const old = await t.http
@@ -239,7 +242,6 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
 
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
     const reader = sites.get('public')!;
-    const org = reader.org;
     for (const [path, to] of [
       ['guides/intro', 'intro'],
       ['v2/getting-started', 'getting-started'],

@@ -78,7 +78,7 @@ export class PublishedService {
     const locator = locate(url, this.config.published);
     if (!locator) throw notFound(input.url);
 
-    let site: Site | null = null;
+    let site: Site | null;
     let siteBase = `${locator.prefix}/`;
     let segments = locator.segments;
     if (locator.kind === 'hostname') {

@@ -230,10 +230,8 @@ function evaluate(node: jsep.Expression, claims: VisitorClaims): unknown {
         case '!==':
           return a !== b;
         case '==':
-          // eslint-disable-next-line eqeqeq
           return a == b;
         case '!=':
-          // eslint-disable-next-line eqeqeq
           return a != b;
         case '<':
           return a < b;

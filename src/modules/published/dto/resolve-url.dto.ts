@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+import { Optional } from '../../../common/validation/presence';
 
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
@@ -8,18 +9,18 @@ const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : val
 /** The public `SiteVisitorPayload`. */
 export class SiteVisitorDto {
   @ApiPropertyOptional({ enum: ['human', 'agent'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['human', 'agent'])
   type?: 'human' | 'agent';
 
   @ApiPropertyOptional({ description: 'JWT generated for an authenticated access session' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(8192)
   jwtToken?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
+  @Optional()
   @IsObject()
   unsignedClaims?: Record<string, unknown>;
 }
@@ -32,12 +33,12 @@ export class ResolveUrlDto {
   url: string;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   redirectOnError?: boolean;
 
   @ApiPropertyOptional({ type: SiteVisitorDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => SiteVisitorDto)
   visitor?: SiteVisitorDto;
@@ -51,13 +52,13 @@ export class ResolveUrlQueryDto {
   url: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(8192)
   visitorAuthToken?: string;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Optional()
   @Transform(toBool)
   @IsBoolean()
   redirectOnError?: boolean;

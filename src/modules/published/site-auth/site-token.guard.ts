@@ -60,13 +60,13 @@ export class SiteTokenGuard implements CanActivate {
     if (!READER_METHODS.has(request.method)) throw forbidden('site tokens never write');
     const params = request.params as Record<string, string | undefined>;
 
+    // A token outlives nothing: once its site is unpublished (or gone), it opens no route at all.
+    const site = await this.repository.siteById(principal.siteId);
+    if (!site || !site.published || site.organizationId !== principal.organizationId) throw forbidden('its site is not published');
     if (declaration.site === 'unscoped') {
       if (params.organizationId || params.siteId || params.spaceId) throw forbidden('the route names an organization, site or space');
       return true;
     }
-
-    const site = await this.repository.siteById(principal.siteId);
-    if (!site || !site.published || site.organizationId !== principal.organizationId) throw forbidden('its site is not published');
     if (params.organizationId !== undefined && params.organizationId !== principal.organizationId) throw notFound(`Organization ${params.organizationId}`);
     if (params.siteId !== undefined && params.siteId !== principal.siteId) throw notFound(`Site ${params.siteId}`);
     request.membership = readerMembership(principal, request.user?.id ?? `site:${principal.siteId}`);
