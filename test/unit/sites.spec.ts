@@ -69,6 +69,7 @@ describe('conditions', () => {
   it('refuses only what does not parse', () => {
     expect(conditionProblem('visitor.claims.isBeta &&')).toMatch(/syntax error/);
     expect(conditionProblem('visitor.claims.(')).toMatch(/syntax error/);
+    expect(conditionProblem('a b')).toMatch(/syntax error/);
   });
 
   it('evaluates over the claims: absent claims are undefined, calls and other identifiers hide the item', () => {

@@ -131,7 +131,9 @@ const CLAIMS_ROOT = 'visitor.claims.';
  */
 export function conditionProblem(condition: string): string | null {
   try {
-    jsep(condition);
+    // jsep reads `a b` as a list of expressions (Compound): a condition is one expression.
+    const tree = jsep(condition);
+    if (tree.type === 'Compound') return 'condition: syntax error: one expression expected';
     return null;
   } catch (error) {
     return `condition: syntax error: ${(error as Error).message}`;
@@ -162,7 +164,7 @@ function parsed(condition: string): jsep.Expression | null {
   let tree = compiled.get(condition);
   if (tree === undefined) {
     try {
-      tree = jsep(condition);
+      tree = conditionProblem(condition) === null ? jsep(condition) : null;
     } catch {
       tree = null;
     }
