@@ -2,14 +2,12 @@ import { Inject, Injectable, Optional, UnauthorizedException } from '@nestjs/com
 import { AppConfig } from '../../config/app-config';
 import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
 import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
-import { SiteStructureService } from '../sites/site-structure.service';
-import type { Site } from '../sites/site.entity';
-import { SitesRepository } from '../sites/sites.repository';
 import { publishedError } from './published.errors';
 import { locate } from './published-url';
 import { PublishedRepository } from './published.repository';
+import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
-import { signSiteToken, type SiteTokenInput } from './site-auth/site-token';
+import { canonical, signSiteToken, type SiteTokenInput } from './site-auth/site-token';
 import { verifyVisitorJwt } from './site-auth/visitor-jwt';
 import { visibleLevels, visibleSpaceIds } from './visible-structure';
 
@@ -62,8 +60,6 @@ export class PublishedService {
   constructor(
     private readonly config: AppConfig,
     private readonly repository: PublishedRepository,
-    private readonly sites: SitesRepository,
-    private readonly structure: SiteStructureService,
     private readonly keys: SiteTokenKeys,
     @Optional() @Inject(SITE_REDIRECTS) private readonly redirects?: SiteRedirectsSource,
   ) {}
@@ -77,47 +73,47 @@ export class PublishedService {
     }
     const locator = locate(url, this.config.published);
     if (!locator) throw notFound(input.url);
-
-    let site: Site | null;
+    const shareKey = url.searchParams.get('share') ?? undefined;
+    const site = await this.repository.snapshot(
+      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] },
+      shareKey,
+    );
+    if (!site || !site.published) throw notFound(input.url);
     let siteBase = `${locator.prefix}/`;
     let segments = locator.segments;
-    if (locator.kind === 'hostname') {
-      site = await this.repository.siteByHostname(locator.hostname);
-    } else {
-      const found = await this.repository.siteOfOrganization(locator.organizationHostname, segments[0]);
-      site = found?.site ?? null;
-      if (found?.matched) {
-        siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
-        segments = segments.slice(1);
-      }
+    if (locator.kind === 'organization' && site.matched) {
+      siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
+      segments = segments.slice(1);
     }
-    if (!site || !site.published) throw notFound(input.url);
 
     // Visibility: a share link's key, or a visitor's JWT.
-    const shareKey = url.searchParams.get('share') ?? undefined;
-    if (site.visibility === 'share-link' && (shareKey === undefined || !(await this.sites.shareKeyOpens(site.id, shareKey)))) throw notFound(input.url);
+    if (site.visibility === 'share-link' && !site.shareKeyOpens) throw notFound(input.url);
     const jwt = input.jwtToken ?? url.searchParams.get('jwt_token') ?? undefined;
     let signed: Record<string, unknown> | null = null;
-    if (jwt !== undefined || site.visibility === 'visitor-auth') {
-      const auth = await this.repository.publishingAuth(site.id);
-      signed = jwt !== undefined && auth ? await verifyVisitorJwt(jwt, auth.privateKey) : null;
-      if (site.visibility === 'visitor-auth' && signed === null) {
-        if (input.redirectOnError && auth?.fallbackUrl) return { target: 'external', site: site.id, redirect: auth.fallbackUrl };
-        throw new UnauthorizedException(
-          jwt === undefined ? 'This site needs a visitor token (visitor.jwtToken or jwt_token)' : 'The visitor token is invalid or expired',
-        );
-      }
+    if (jwt !== undefined && site.privateKey !== null) signed = await verifyVisitorJwt(jwt, site.privateKey);
+    if (site.visibility === 'visitor-auth' && signed === null) {
+      if (input.redirectOnError && site.fallbackUrl) return { target: 'external', site: site.id, redirect: site.fallbackUrl };
+      throw new UnauthorizedException(
+        jwt === undefined ? 'This site needs a visitor token (visitor.jwtToken or jwt_token)' : 'The visitor token is invalid or expired',
+      );
     }
     const claims = visitorClaims(site.adaptiveSchema, signed, input.unsignedClaims ?? null);
 
     const found = await this.walk(url, site, siteBase, segments, claims, shareKey);
     if (found) return found;
-    return this.redirectOr404(url, input.url, site, siteBase, segments);
+    return this.redirectOr404(url, input.url, site.id, siteBase, segments);
   }
 
   /** The content at `segments` (below the site's base), a redirect to a level's own address, or null (nothing there). */
-  private async walk(url: URL, site: Site, siteBase: string, segments: string[], claims: VisitorClaims, shareKey?: string): Promise<PublishedLookup | null> {
-    const levels = visibleLevels(await this.structure.structure(site), claims);
+  private async walk(
+    url: URL,
+    site: SiteSnapshot,
+    siteBase: string,
+    segments: string[],
+    claims: VisitorClaims,
+    shareKey?: string,
+  ): Promise<PublishedLookup | null> {
+    const levels = visibleLevels(site, claims);
     if (levels.length === 0) return null;
     let rest = segments;
     // The level served at the root (the default section, or the first shown when it is hidden) has no path segment of its own.
@@ -135,37 +131,38 @@ export class PublishedService {
     let row = level.siteSpaces[0];
     let spacePrefix = '';
     if (rest.length > 0) {
-      const named = level.siteSpaces.find((candidate) => candidate.siteSpace.path === rest[0]);
+      const named = level.siteSpaces.find((candidate) => candidate.path === rest[0]);
       if (named === level.siteSpaces[0]) return this.contentRedirect(url, `${siteBase}${sectionPrefix}${rest.slice(1).join('/')}`);
       if (named) {
         row = named;
-        spacePrefix = `${encodeURIComponent(named.siteSpace.path)}/`;
+        spacePrefix = `${encodeURIComponent(named.path)}/`;
         rest = rest.slice(1);
       }
     }
     // `~` paths (change-request previews, the renderer's own routes) are not published content.
     if (rest[0]?.startsWith('~')) return null;
     const pathname = rest.join('/');
-    if (pathname !== '' && !(await this.repository.pageExists(row.space.revisionId, pathname))) return null;
+    if (pathname !== '' && !(await this.repository.pageExists(row.revisionId, pathname))) return null;
 
     const basePath = `${siteBase}${sectionPrefix}${spacePrefix}`;
+    const encoded = rest.map(encodeURIComponent).join('/');
     const content: PublishedContent = {
       organization: site.organizationId,
       site: site.id,
       ...(level.section ? { siteSection: level.section.id } : {}),
-      siteSpace: row.siteSpace.id,
-      space: row.space.id,
-      revision: row.space.revisionId,
-      pathname: rest.map(encodeURIComponent).join('/'),
+      siteSpace: row.id,
+      space: row.spaceId,
+      revision: row.revisionId,
+      pathname: encoded,
       basePath,
       siteBasePath: siteBase,
-      canonicalUrl: `${url.origin}${basePath}${rest.map(encodeURIComponent).join('/')}`,
+      canonicalUrl: `${url.origin}${basePath}${encoded}`,
       apiToken: await this.token({
         organizationId: site.organizationId,
         siteId: site.id,
         siteSectionId: level.section?.id,
-        siteSpaceId: row.siteSpace.id,
-        spaceId: row.space.id,
+        siteSpaceId: row.id,
+        spaceId: row.spaceId,
         spaces: visibleSpaceIds(levels),
         claims,
       }),
@@ -177,10 +174,10 @@ export class PublishedService {
   }
 
   /** Before a 404: the site's redirects (and the old paths of moved pages), when the redirects module provides them. */
-  private async redirectOr404(url: URL, asked: string, site: Site, siteBase: string, segments: string[]): Promise<PublishedLookup> {
-    const match = await this.redirects?.match(site.id, `/${segments.join('/')}`);
+  private async redirectOr404(url: URL, asked: string, siteId: string, siteBase: string, segments: string[]): Promise<PublishedLookup> {
+    const match = await this.redirects?.match(siteId, `/${segments.join('/')}`);
     if (!match) throw notFound(asked);
-    if (match.external) return { target: 'external', site: site.id, redirect: match.location };
+    if (match.external) return { target: 'external', site: siteId, redirect: match.location };
     return this.contentRedirect(url, `${siteBase.replace(/\/$/, '')}${match.location}`);
   }
 
@@ -190,7 +187,7 @@ export class PublishedService {
 
   private async token(input: SiteTokenInput): Promise<string> {
     const day = Math.floor(Date.now() / 86_400_000);
-    const memoKey = JSON.stringify([day, input.siteId, input.siteSectionId, input.siteSpaceId, input.spaceId, input.spaces, input.claims]);
+    const memoKey = JSON.stringify([day, input.siteId, input.siteSectionId, input.siteSpaceId, input.spaceId, input.spaces, canonical(input.claims)]);
     let token = this.tokens.get(memoKey);
     if (token === undefined) {
       token = await signSiteToken(input, await this.keys.get());

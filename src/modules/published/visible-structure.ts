@@ -1,35 +1,41 @@
 import { conditionHolds, type VisitorClaims } from '../sites/adaptive-content';
-import type { SiteSection } from '../sites/site-section.entity';
-import type { SiteSpaceRow, StructureRow } from '../sites/site.read-model';
+import type { SiteSnapshot, SnapshotSection, SnapshotSiteSpace } from './site-snapshot';
 
 /** One level a reader can be in: a section (or the root of a site without sections) and its site spaces shown to the visitor. */
 export interface VisibleLevel {
-  section: SiteSection | null;
+  section: SnapshotSection | null;
   /** Shown to the visitor, in order; the level's default first when it is shown, else the first shown stands in. */
-  siteSpaces: SiteSpaceRow[];
+  siteSpaces: SnapshotSiteSpace[];
 }
 
-/** What a visitor with `claims` is shown of a site: its sections (their conditions true) with their shown site spaces; the default level first. */
-export function visibleLevels(structure: StructureRow, claims: VisitorClaims): VisibleLevel[] {
-  const shownSpaces = (rows: SiteSpaceRow[]) => {
-    const shown = rows.filter((row) => conditionHolds(row.siteSpace.condition, claims));
-    const index = shown.findIndex((row) => row.siteSpace.isDefault);
-    return index > 0 ? [shown[index], ...shown.slice(0, index), ...shown.slice(index + 1)] : shown;
-  };
-  if (structure.type === 'siteSpaces') {
-    const siteSpaces = shownSpaces(structure.items);
+const defaultFirst = <T>(items: T[], isDefault: (item: T) => boolean): T[] => {
+  const index = items.findIndex(isDefault);
+  return index > 0 ? [items[index], ...items.slice(0, index), ...items.slice(index + 1)] : items;
+};
+
+/**
+ * What a visitor with `claims` is shown of a site, as `getSiteStructure` lists it: sections whose
+ * condition holds, with their site spaces whose condition holds (a false condition hides the item),
+ * the default level first. A level with nothing shown is left out.
+ */
+export function visibleLevels(site: SiteSnapshot, claims: VisitorClaims): VisibleLevel[] {
+  const shownSpaces = (sectionId: string | null) =>
+    defaultFirst(
+      site.siteSpaces.filter((row) => row.sectionId === sectionId && conditionHolds(row.condition, claims)),
+      (row) => row.isDefault,
+    );
+  if (site.sections.length === 0) {
+    const siteSpaces = shownSpaces(null);
     return siteSpaces.length > 0 ? [{ section: null, siteSpaces }] : [];
   }
-  const levels = structure.items
-    .flatMap((item) => ('group' in item ? item.sections : [item]))
-    .filter((row) => conditionHolds(row.section.condition, claims))
-    .map((row) => ({ section: row.section as SiteSection | null, siteSpaces: shownSpaces(row.siteSpaces) }))
+  const levels = site.sections
+    .filter((section) => conditionHolds(section.condition, claims))
+    .map((section) => ({ section: section as SnapshotSection | null, siteSpaces: shownSpaces(section.id) }))
     .filter((level) => level.siteSpaces.length > 0);
-  const index = levels.findIndex((level) => level.section?.isDefault);
-  return index > 0 ? [levels[index], ...levels.slice(0, index), ...levels.slice(index + 1)] : levels;
+  return defaultFirst(levels, (level) => level.section?.isDefault === true);
 }
 
 /** Every space a visitor with `claims` is shown (what a site token of that audience may read). */
 export function visibleSpaceIds(levels: VisibleLevel[]): string[] {
-  return [...new Set(levels.flatMap((level) => level.siteSpaces.map((row) => row.space.id)))];
+  return [...new Set(levels.flatMap((level) => level.siteSpaces.map((row) => row.spaceId)))];
 }

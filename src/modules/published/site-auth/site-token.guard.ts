@@ -9,7 +9,6 @@ import { spacePermissions } from '../../access/access.policy';
 import type { SpaceAccess } from '../../access/space-access.service';
 import type { Membership } from '../../organizations/membership.entity';
 import { Space } from '../../space-model/space.entity';
-import { SiteStructureService } from '../../sites/site-structure.service';
 import { publishedError } from '../published.errors';
 import { PublishedRepository } from '../published.repository';
 import { visibleLevels, visibleSpaceIds } from '../visible-structure';
@@ -36,7 +35,6 @@ export class SiteTokenGuard implements CanActivate {
     reflector: Reflector,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: PublishedRepository,
-    private readonly structure: SiteStructureService,
   ) {
     this.declarationOf = routeMetadata<SiteAccessDeclaration>(reflector, SITE_ACCESS);
   }
@@ -61,7 +59,7 @@ export class SiteTokenGuard implements CanActivate {
     const params = request.params as Record<string, string | undefined>;
 
     // A token outlives nothing: once its site is unpublished (or gone), it opens no route at all.
-    const site = await this.repository.siteById(principal.siteId);
+    const site = await this.repository.snapshot({ siteId: principal.siteId });
     if (!site || !site.published || site.organizationId !== principal.organizationId) throw forbidden('its site is not published');
     if (declaration.site === 'unscoped') {
       if (params.organizationId || params.siteId || params.spaceId) throw forbidden('the route names an organization, site or space');
@@ -79,7 +77,7 @@ export class SiteTokenGuard implements CanActivate {
     // content: a space the site shows this audience now, its live revision, no draft.
     const spaceId = params.spaceId;
     if (spaceId === undefined) throw forbidden('the route names no space');
-    const shown = visibleSpaceIds(visibleLevels(await this.structure.structure(site), principal.claims));
+    const shown = visibleSpaceIds(visibleLevels(site, principal.claims));
     if (!shown.includes(spaceId)) throw notFound(`Space ${spaceId}`);
     const space = await this.dataSource.manager.findOneBy(Space, { id: spaceId });
     if (!space || space.deletedAt !== null || space.organizationId !== principal.organizationId) throw notFound(`Space ${spaceId}`);
