@@ -83,11 +83,16 @@ async function main(): Promise<void> {
       u.push(await measure(user_));
     }
     const ratios = r.map((figures, i) => figures.rps / u[i].rps);
+    // Latency alone: one connection, so the figures are a request's own time, not the queue's.
+    const r1 = await measure({ ...resolve, connections: 1 });
+    const u1 = await measure({ ...user_, connections: 1 });
     process.stdout.write(
       `\nURL resolution: ${SECTIONS} sections × 2 variants × ${PAGES + 1} pages; ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections, loopback; medians\n\n` +
         '| route | req/s | p50 ms | p99 ms |\n|---|---|---|---|\n' +
         `| POST /v1/urls/published (nested page of a variant of a section) | ${median(r.map((f) => f.rps))} | ${median(r.map((f) => f.p50))} | ${median(r.map((f) => f.p99))} |\n` +
         `| GET /v1/user | ${median(u.map((f) => f.rps))} | ${median(u.map((f) => f.p50))} | ${median(u.map((f) => f.p99))} |\n` +
+        `| POST /v1/urls/published, 1 connection | ${r1.rps} | ${r1.p50} | ${r1.p99} |\n` +
+        `| GET /v1/user, 1 connection | ${u1.rps} | ${u1.p50} | ${u1.p99} |\n` +
         `\nresolve/user throughput: ${median(ratios).toFixed(2)} (per round: ${ratios.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 0.8, p50 ≤ 3 ms)\n`,
     );
   } finally {

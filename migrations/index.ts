@@ -26,6 +26,7 @@ import { InstallationGrantedScopes1800000100000 } from './1800000100000-installa
 import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
 import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
 import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing-auth';
+import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   IntegrationEventsRetention1800000110000,
   EncryptSecrets1800000120000,
   SitePublishingAuth1800000150000,
+  PublishedGeneration1800000150001,
 ];
