@@ -147,10 +147,11 @@ export const TEST_REDIRECTS: SiteRedirectsSource = {
   },
 };
 
-/** Whether the application provides SITE_REDIRECTS itself; if not, installs TEST_REDIRECTS into URL resolution. */
-export function useTestRedirects(t: TestApp): boolean {
-  const service = t.app.get(PublishedService) as unknown as { redirects?: SiteRedirectsSource };
-  if (service.redirects) return false;
-  service.redirects = TEST_REDIRECTS;
-  return true;
+/**
+ * Puts TEST_REDIRECTS in place of the application's SITE_REDIRECTS provider (if any) for this test
+ * app's URL resolution, so the resolution matrix's moved-page and wildcard rows hold whatever the
+ * redirects module stores; the redirects module's own tests cover its matching.
+ */
+export function useTestRedirects(t: TestApp): void {
+  (t.app.get(PublishedService) as unknown as { redirects?: SiteRedirectsSource }).redirects = TEST_REDIRECTS;
 }
