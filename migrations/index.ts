@@ -25,6 +25,8 @@ import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
 import { InstallationGrantedScopes1800000100000 } from './1800000100000-installation-granted-scopes';
 import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
 import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
+import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing-auth';
+import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -56,5 +58,7 @@ export const MIGRATIONS = [
   InstallationGrantedScopes1800000100000,
   IntegrationEventsRetention1800000110000,
   EncryptSecrets1800000120000,
+  SitePublishingAuth1800000150000,
+  PublishedGeneration1800000150001,
   EmbedCache1800000160000,
 ];

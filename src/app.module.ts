@@ -25,9 +25,10 @@ import { OpenApiSpecsModule } from './modules/openapi-specs/openapi-specs.module
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
 import { InsightsModule } from './modules/insights/insights.module';
+import { PublishedModule } from './modules/published/published.module';
+import { SiteAuthModule } from './modules/published/site-auth/site-auth.module';
 import { SitesModule } from './modules/sites/sites.module';
 import { IntegrationsModule } from './modules/integrations/integrations.module';
-import { ScriptAuthModule } from './modules/integrations/script-auth/script-auth.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { TeamsModule } from './modules/teams/teams.module';
 import { TranslationsModule } from './modules/translations/translations.module';
@@ -53,6 +54,8 @@ export const DOMAIN_MODULES = [
   OpenApiSpecsModule,
   InsightsModule,
   IntegrationsModule,
+  // After IntegrationsModule: its global guard (the site-token guard) runs after the script-scope guard.
+  PublishedModule,
 ];
 
 @Module({})
@@ -66,7 +69,7 @@ export class AppModule {
         ScheduleModule.forRoot(),
         // Global guards run in this order: rate limits before authentication.
         RateLimitModule,
-        AuthModule.forRoot(ScriptAuthModule),
+        AuthModule.forRoot(SiteAuthModule),
         HealthModule,
         JobsModule,
         IdempotencyModule,

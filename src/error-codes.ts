@@ -12,6 +12,7 @@ import type { MemberErrorCode } from './modules/members/member.errors';
 import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.errors';
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
+import type { PublishedErrorCode } from './modules/published/published.errors';
 import type { SiteErrorCode } from './modules/sites/site.errors';
 import type { SpaceErrorCode } from './modules/spaces/space.errors';
 import type { TeamErrorCode } from './modules/teams/team.errors';
@@ -34,6 +35,7 @@ export type ErrorCode =
   | ContentErrorCode
   | CommentErrorCode
   | SiteErrorCode
+  | PublishedErrorCode
   | OpenApiSpecErrorCode
   | InsightsErrorCode
   | ChangeRequestErrorCode
@@ -156,6 +158,10 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'site.invalid_customization': 400,
   'site.path_taken': 409,
   'site.no_site_spaces': 400,
+
+  'published.not_found': 404,
+  'published.site_token_forbidden': 403,
+  'published.invalid_publishing_auth': 400,
 
   'openapi.spec_not_found': 404,
   'openapi.version_not_found': 404,

@@ -1,4 +1,5 @@
 import type { ScriptPrincipal } from './modules/integrations/script-auth/script-principal';
+import type { SitePrincipal } from './modules/published/site-auth/site-principal';
 import type { Membership } from './modules/organizations/membership.entity';
 import type { User } from './modules/users/user.entity';
 
@@ -19,6 +20,8 @@ declare global {
       membership?: Membership;
       /** Set by the script authenticator when the token is an integration script's (scopes and reach). */
       scriptPrincipal?: ScriptPrincipal;
+      /** Set by the site-token authenticator when the token is a site API token (one site's published content, one audience). */
+      sitePrincipal?: SitePrincipal;
       /** Set by the rate-limit guard: SHA-256 (hex) of the bearer secret, so the authenticator need not hash it again. */
       bearerTokenHash?: string;
       /** Set by the rate-limit guard when the address is locked out for failed authentications: seconds left. */

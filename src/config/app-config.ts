@@ -58,6 +58,8 @@ export class AppConfig {
   readonly metrics: { token?: string; port?: number };
   /** Shape limits of a JSON request body, checked by the input gate before anything validates it. */
   readonly input: { maxKeys: number; maxArrayLength: number; maxDepth: number };
+  /** Where published sites are reached besides their own hostnames: `<org>.<sitesBaseDomain>`, and paths under `baseUrl` (no trailing slash). */
+  readonly published: { sitesBaseDomain?: string; baseUrl?: string };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -121,6 +123,7 @@ export class AppConfig {
     };
     this.trustProxy = parseTrustProxy(env.TRUST_PROXY);
     this.metrics = { token: env.METRICS_TOKEN, port: env.METRICS_PORT };
+    this.published = { sitesBaseDomain: env.SITES_BASE_DOMAIN?.toLowerCase(), baseUrl: env.PUBLISHED_BASE_URL ? trimSlash(env.PUBLISHED_BASE_URL) : undefined };
     this.input = { maxKeys: env.INPUT_MAX_KEYS, maxArrayLength: env.INPUT_MAX_ARRAY_LENGTH, maxDepth: env.INPUT_MAX_DEPTH };
     if (env.BOOTSTRAP_ORG_TITLE && env.BOOTSTRAP_ADMIN_EMAIL) {
       this.bootstrap = {

@@ -55,6 +55,18 @@ export class EnvironmentVariables {
   @IsUrl(urlOptions)
   APP_URL?: string;
 
+  /** Published sites served at `<organization hostname>.<SITES_BASE_DOMAIN>` (e.g. `docs.example.com`). */
+  @IsOptional()
+  @Matches(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i, {
+    message: 'must be a domain name such as docs.example.com',
+  })
+  SITES_BASE_DOMAIN?: string;
+
+  /** Published sites served under one base URL, `<PUBLISHED_BASE_URL>/<organization hostname>/<site basename>/…` (no DNS needed). */
+  @IsOptional()
+  @IsUrl(urlOptions)
+  PUBLISHED_BASE_URL?: string;
+
   @IsOptional()
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';

@@ -1,3 +1,4 @@
+import { createSite } from '../support/site-builders';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EncryptSecrets1800000120000 } from '../../migrations/1800000120000-encrypt-secrets';
@@ -89,6 +90,15 @@ describe('secrets encrypted at rest', () => {
       expect(row.signing_secret).toMatch(new RegExp(`^enc:v1:${keyId(key1)}:`));
       expect(raw.serverSecrets.map((s) => s.name).sort()).toEqual(['encryption-key-check', 'visitor-claims-signing-key']);
       for (const secret of raw.serverSecrets) expect(secret.value).toMatch(new RegExp(`^enc:v1:${keyId(key1)}:`));
+      // A site's publishing-auth key (visitor JWTs) is one of them.
+      const site = await createSite(t, org);
+      const auth = await t.http
+        .get(`/v1/orgs/${org.id}/sites/${site.id}/publishing/auth`)
+        .set(...org.admin.auth)
+        .expect(200);
+      const [publishing] = await t.dataSource.query(`SELECT private_key FROM site_publishing_auth WHERE site_id = $1`, [site.id]);
+      expect(publishing.private_key).not.toContain(auth.body.privateKey);
+      expect(publishing.private_key).toMatch(new RegExp(`^enc:v1:${keyId(key1)}:`));
       // Never in an API answer either.
       const integration = await t.http.get(`/v1/integrations/${name}`).set(...org.admin.auth);
       expect(JSON.stringify(integration.body)).not.toContain(MANIFEST_SECRET);
@@ -110,11 +120,16 @@ describe('secrets encrypted at rest', () => {
     expect(rotated).toMatchObject({ code: 0 });
     expect(JSON.parse(rotated.stdout)).toEqual({
       keyId: keyId(key2),
-      rotated: { 'integrations.secrets': 1, 'integrations.signing_secret': 1, 'server_secrets.value': 2 },
+      rotated: { 'integrations.secrets': 1, 'integrations.signing_secret': 1, 'server_secrets.value': 2, 'site_publishing_auth.private_key': 1 },
     });
     // Again: nothing left to do.
     const again = await cli(['secrets:rotate'], { ENCRYPTION_KEY: key2, ENCRYPTION_PREVIOUS_KEYS: key1 });
-    expect(JSON.parse(again.stdout).rotated).toEqual({ 'integrations.secrets': 0, 'integrations.signing_secret': 0, 'server_secrets.value': 0 });
+    expect(JSON.parse(again.stdout).rotated).toEqual({
+      'integrations.secrets': 0,
+      'integrations.signing_secret': 0,
+      'server_secrets.value': 0,
+      'site_publishing_auth.private_key': 0,
+    });
 
     const t = await start({ ENCRYPTION_KEY: key2 });
     try {

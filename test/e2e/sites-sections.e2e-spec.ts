@@ -191,7 +191,7 @@ describe('site sections, section groups and structure', () => {
         [{ path: other.path }, 409, /path/],
         [{ path: 'p'.repeat(101) }, 400, /path/],
         [{ description: 'd'.repeat(257) }, 400, /description/],
-        [{ condition: 'visitor.claims.trial' }, 400, /not a claim/],
+        [{ condition: 'visitor.claims.trial &&' }, 400, /syntax error/],
         [{ condition: '(((' }, 400, /syntax error/],
         [{ condition: 'c'.repeat(1025) }, 400, /condition/],
         [{ defaultSiteSpace: other.siteSpaces[0].id }, 400, /defaultSiteSpace/],

@@ -288,9 +288,9 @@ describe('site spaces', () => {
         await t.http
           .patch(path)
           .set(...org.admin.auth)
-          .send({ condition: 'visitor.claims.isAdmin' }),
+          .send({ condition: 'visitor.claims.isBeta visitor.claims.isAdmin' }),
         400,
-        /isAdmin is not a claim/,
+        /condition: syntax error/,
       );
       const unchanged = await t.http
         .patch(path)

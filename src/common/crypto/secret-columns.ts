@@ -13,6 +13,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'integrations', column: 'secrets', id: 'id', json: true },
   { table: 'integrations', column: 'signing_secret', id: 'id', json: false },
   { table: 'server_secrets', column: 'value', id: 'name', json: false },
+  { table: 'site_publishing_auth', column: 'private_key', id: 'site_id', json: false },
 ] as const;
 
 type Column = (typeof ENCRYPTED_COLUMNS)[number];
@@ -23,6 +24,9 @@ export const KEY_CHECK = 'encryption-key-check';
 
 /** The stored form of each row of `column` (a jsonb column holds its ciphertext as a JSON string). */
 async function storedRows(query: Query, c: Column): Promise<{ id: string; stored: unknown }[]> {
+  // A table created by a later migration is absent when an earlier one (the encryption migration) runs.
+  const [exists] = (await query(`SELECT to_regclass($1) IS NOT NULL AS present`, [c.table])) as { present: boolean }[];
+  if (!exists?.present) return [];
   return (await query(`SELECT ${c.id} AS id, ${c.column} AS stored FROM ${c.table} ORDER BY ${c.id}`)) as { id: string; stored: unknown }[];
 }
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from 
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -63,6 +63,7 @@ export class ChangeRequestsController {
 
   @Get(':changeRequestId')
   @ApiParam(ID_PARAM)
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getChangeRequestById', summary: 'A change request, by ID or by number' })
   @ApiOkResponse({ schema: publicSchema('ChangeRequest') })
   async get(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('changeRequestId') id: string): Promise<ChangeRequestJson> {

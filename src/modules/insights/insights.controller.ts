@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenOwnSite } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -30,6 +30,7 @@ export class InsightsController {
 
   @Post('events')
   @HttpCode(204)
+  @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'trackEventsInSiteById', summary: 'Track site events (at most 1000 per request)' })
   @ApiBody({ type: TrackEventsDto, required: true })
   @ApiNoContentResponse({ description: 'Events have been tracked.' })

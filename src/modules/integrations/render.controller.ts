@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenUnscoped } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
 import type { User } from '../users/user.entity';
@@ -22,6 +22,7 @@ export class RenderController {
 
   @Post()
   @HttpCode(200)
+  @SiteTokenUnscoped()
   @ApiOperation({ operationId: 'renderIntegrationUIWithPost', summary: 'Render a component (actions round-trip with the state)' })
   @ApiOkResponse({ schema: publicSchema('ContentKitRenderOutput') })
   async post(

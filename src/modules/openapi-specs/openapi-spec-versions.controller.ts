@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenOwnSite } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { mapPage } from '../../common/pagination/paginate';
@@ -51,6 +51,7 @@ export class OpenApiSpecVersionsController {
   }
 
   @Get('latest/content')
+  @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'getLatestOpenAPISpecVersionContent', summary: "The latest version's parsed files" })
   @ApiOkResponse({ schema: publicSchema('OpenAPISpecContent') })
   latestContent(@CurrentMembership() caller: Membership, @Param('specSlug') slug: string): Promise<OpenApiSpecContentJson> {

@@ -119,40 +119,135 @@ function memberPath(node: jsep.Expression): string | null {
   return object === null ? null : `${object}.${(member.property as jsep.Identifier).name}`;
 }
 
+/** Roots a condition may read: the visitor's claims (`visitor.claims.x`, `visitor.claims.unsigned.x`). */
+const CLAIMS_ROOT = 'visitor.claims.';
+
 /**
- * Null when `condition` parses and reads only claims of `schema` (and literals), else the problem.
- * A condition is an expression over `visitor.claims.*` (e.g. `visitor.claims.isBeta && !visitor.claims.unsigned.trial`).
+ * Null when `condition` parses, else the syntax error. A condition is an expression, not a closed
+ * list (issue 26, point 10): it may name claims the site's adaptive schema does not declare (absent,
+ * so `undefined`, when evaluated). It is never executed as code: `conditionHolds` interprets literals,
+ * `visitor.claims.*`, unary, binary, logical and conditional operators; anything else it meets (a
+ * call, a computed member, another identifier) makes the condition false, so the item stays hidden.
  */
-export function conditionProblem(condition: string, schema: JsonObject | null): string | null {
-  let tree: jsep.Expression;
+export function conditionProblem(condition: string): string | null {
   try {
-    tree = jsep(condition);
+    // jsep reads `a b` as a list of expressions (Compound): a condition is one expression.
+    const tree = jsep(condition);
+    if (tree.type === 'Compound') return 'condition: syntax error: one expression expected';
+    return null;
   } catch (error) {
     return `condition: syntax error: ${(error as Error).message}`;
   }
-  const declared = new Set(claimsOf(schema).map((claim) => claim.path));
-  const problems: string[] = [];
-  const walk = (node: jsep.Expression): void => {
-    if (node.type === 'Literal') return;
-    if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+}
+
+/** A visitor's claims as conditions read them: signed claims, and `unsigned` (only the unsigned claims the schema declares). */
+export type VisitorClaims = Record<string, unknown>;
+
+/**
+ * The claims a condition sees: the verified JWT's claims, plus under `unsigned` the visitor's
+ * unsigned claims that the site's adaptive schema declares as unsigned (any other unsigned claim is
+ * dropped: an unsigned claim is the visitor's word, so only the ones the site asked for count).
+ */
+export function visitorClaims(schema: JsonObject | null, signed: Record<string, unknown> | null, unsigned: Record<string, unknown> | null): VisitorClaims {
+  const claims: VisitorClaims = { ...(signed ?? {}) };
+  delete claims.unsigned;
+  const declared = ((schema?.properties as Record<string, JsonObject> | undefined)?.unsigned?.properties ?? {}) as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(unsigned ?? {})) if (Object.hasOwn(declared, name)) kept[name] = value;
+  claims.unsigned = kept;
+  return claims;
+}
+
+const compiled = new Map<string, jsep.Expression | null>();
+
+function parsed(condition: string): jsep.Expression | null {
+  let tree = compiled.get(condition);
+  if (tree === undefined) {
+    try {
+      tree = conditionProblem(condition) === null ? jsep(condition) : null;
+    } catch {
+      tree = null;
+    }
+    if (compiled.size > 10_000) compiled.clear();
+    compiled.set(condition, tree);
+  }
+  return tree;
+}
+
+/**
+ * Whether a site space or section with `condition` is shown to a visitor with `claims`: no condition
+ * → shown; a condition is evaluated over the claims (an absent claim is `undefined`) and shows the
+ * item when truthy. A condition that does not parse (stored before the rules changed) hides the item.
+ */
+export function conditionHolds(condition: string | null, claims: VisitorClaims): boolean {
+  if (condition === null) return true;
+  const tree = parsed(condition);
+  if (tree === null) return false;
+  try {
+    return Boolean(evaluate(tree, claims));
+  } catch {
+    return false;
+  }
+}
+
+function evaluate(node: jsep.Expression, claims: VisitorClaims): unknown {
+  switch (node.type) {
+    case 'Literal':
+      return (node as jsep.Literal).value;
+    case 'Identifier':
+    case 'MemberExpression': {
       const path = memberPath(node);
-      if (path === null) problems.push('computed member access is not supported');
-      else if (!declared.has(path)) problems.push(`${path} is not a claim of the site's adaptive schema`);
-      return;
+      if (path === null) throw new Error('computed member access');
+      if (path === 'visitor.claims') return claims;
+      if (!path.startsWith(CLAIMS_ROOT)) return undefined;
+      let value: unknown = claims;
+      for (const name of path.slice(CLAIMS_ROOT.length).split('.')) {
+        if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+        value = (value as Record<string, unknown>)[name];
+      }
+      return value;
     }
-    if (node.type === 'BinaryExpression') {
-      walk((node as jsep.BinaryExpression).left);
-      walk((node as jsep.BinaryExpression).right);
-      return;
+    case 'UnaryExpression': {
+      const { operator, argument } = node as jsep.UnaryExpression;
+      const value = evaluate(argument, claims);
+      if (operator === '!') return !value;
+      if (operator === '-') return -(value as number);
+      if (operator === '+') return +(value as number);
+      throw new Error(`unsupported operator ${operator}`);
     }
-    if (node.type === 'UnaryExpression') return walk((node as jsep.UnaryExpression).argument);
-    if (node.type === 'ConditionalExpression') {
-      const conditional = node as jsep.ConditionalExpression;
-      [conditional.test, conditional.consequent, conditional.alternate].forEach(walk);
-      return;
+    case 'ConditionalExpression': {
+      const { test, consequent, alternate } = node as jsep.ConditionalExpression;
+      return evaluate(test, claims) ? evaluate(consequent, claims) : evaluate(alternate, claims);
     }
-    problems.push(`${node.type} is not supported in a condition`);
-  };
-  walk(tree);
-  return problems.length > 0 ? `condition: ${problems[0]}` : null;
+    case 'BinaryExpression': {
+      const { operator, left, right } = node as jsep.BinaryExpression;
+      if (operator === '&&') return evaluate(left, claims) && evaluate(right, claims);
+      if (operator === '||') return evaluate(left, claims) || evaluate(right, claims);
+      if (operator === '??') return evaluate(left, claims) ?? evaluate(right, claims);
+      const a = evaluate(left, claims) as number;
+      const b = evaluate(right, claims) as number;
+      switch (operator) {
+        case '===':
+          return a === b;
+        case '!==':
+          return a !== b;
+        case '==':
+          return a == b;
+        case '!=':
+          return a != b;
+        case '<':
+          return a < b;
+        case '<=':
+          return a <= b;
+        case '>':
+          return a > b;
+        case '>=':
+          return a >= b;
+        default:
+          throw new Error(`unsupported operator ${operator}`);
+      }
+    }
+    default:
+      throw new Error(`unsupported ${node.type}`);
+  }
 }

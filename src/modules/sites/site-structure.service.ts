@@ -211,7 +211,7 @@ export class SiteStructureService {
         }
         changes.path = dto.path;
       }
-      if (dto.condition !== undefined) changes.condition = this.checkedCondition(dto.condition, site);
+      if (dto.condition !== undefined) changes.condition = this.checkedCondition(dto.condition);
       if (space) changes.spaceId = space.id;
       if (Object.keys(changes).length > 0) await em.update(SiteSpace, { id: row.id }, changes);
       return this.siteSpaceView(user, site, row.id, em);
@@ -324,7 +324,7 @@ export class SiteStructureService {
           throw siteError('site.path_taken', `path: ${dto.path} is already the path of another section`);
         changes.path = dto.path;
       }
-      if (dto.condition !== undefined) changes.condition = this.checkedCondition(dto.condition, site);
+      if (dto.condition !== undefined) changes.condition = this.checkedCondition(dto.condition);
       if (dto.icon !== undefined) changes.icon = dto.icon;
       if (dto.description !== undefined) changes.description = dto.description;
       if (Object.keys(changes).length > 0) await em.update(SiteSection, { id: section.id }, changes);
@@ -548,9 +548,9 @@ export class SiteStructureService {
     }
   }
 
-  private checkedCondition(condition: string | null, site: Site): string | null {
+  private checkedCondition(condition: string | null): string | null {
     if (condition === null) return null;
-    const problem = conditionProblem(condition, site.adaptiveSchema);
+    const problem = conditionProblem(condition);
     if (problem) throw siteError('site.invalid_condition', problem);
     return condition;
   }

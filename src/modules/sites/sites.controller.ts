@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenOwnSite } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { mapPage } from '../../common/pagination/paginate';
@@ -149,6 +149,7 @@ export class SitesController {
   // --- published profile and structure ---------------------------------------------------------------
 
   @Get(':siteId/published')
+  @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'getPublishedContentSite', summary: 'What a renderer needs to serve the site' })
   @ApiOkResponse({ schema: publicSchema('PublishedContentSite') })
   async published(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ShareKeyQueryDto) {

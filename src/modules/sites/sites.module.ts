@@ -21,6 +21,7 @@ import { SitesService } from './sites.service';
   imports: [TypeOrmModule.forFeature([Site, SiteSpace, SiteSection, SiteSectionGroup, SiteShareLink]), AccessModule, OrganizationsModule, SpacesModule],
   controllers: [SitesController, SiteSpacesController, SiteSectionsController],
   providers: [SitesRepository, SiteWrites, SiteStructureService, SitesService],
-  exports: [TypeOrmModule],
+  // URL resolution (the published module) reads the structure, share keys and site writes through these.
+  exports: [TypeOrmModule, SitesRepository, SiteStructureService, SiteWrites],
 })
 export class SitesModule {}

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { NotForScripts, ScriptScope, ScriptScopeOnAllSpaces } from '../../common/access/script-access';
-import { NotForSiteTokens } from '../../common/access/site-access';
+import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
@@ -60,6 +60,7 @@ export class SpacesController {
   @Get('spaces/:spaceId')
   @SpaceAction('view')
   @ScriptScope('space:metadata:read', 'space:metadata:write', 'space:content:read', 'space:content:write')
+  @SiteTokenContent()
   @ApiOperation({ operationId: 'getSpaceById', summary: 'Get a space by its ID' })
   @ApiOkResponse({ schema: publicSchema('Space') })
   async get(@CurrentSpaceAccess() { space, permissions }: SpaceAccess, @Query() query: GetSpaceQueryDto): Promise<SpaceJson> {

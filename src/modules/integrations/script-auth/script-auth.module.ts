@@ -7,6 +7,6 @@ import { ScriptTokenAuthenticator } from './script-authenticator';
 @Module({
   imports: [TokensModule],
   providers: [ScriptTokenAuthenticator, { provide: AUTHENTICATOR, useExisting: ScriptTokenAuthenticator }],
-  exports: [AUTHENTICATOR],
+  exports: [AUTHENTICATOR, ScriptTokenAuthenticator],
 })
 export class ScriptAuthModule {}

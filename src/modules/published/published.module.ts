@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OrganizationsModule } from '../organizations/organizations.module';
+import { SitesModule } from '../sites/sites.module';
+import { PublishedRepository } from './published.repository';
+import { PublishedService } from './published.service';
+import { PublishingAuthController } from './publishing-auth.controller';
+import { PublishingAuthService } from './publishing-auth.service';
+import { SiteAuthModule } from './site-auth/site-auth.module';
+import { SiteTokenGuard } from './site-auth/site-token.guard';
+import { SitePublishingAuth } from './site-publishing-auth.entity';
+import { UrlsController } from './urls.controller';
+
+/**
+ * Published sites as readers reach them (issue 26): URL resolution, visibility and visitor
+ * authentication, publishing auth, and the guard that confines site API tokens. Sits above the sites
+ * module (structure, share keys, the SITE_REDIRECTS port) and reads content only through its SQL.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([SitePublishingAuth]), OrganizationsModule, SitesModule, SiteAuthModule],
+  controllers: [UrlsController, PublishingAuthController],
+  providers: [PublishedRepository, PublishedService, PublishingAuthService, { provide: APP_GUARD, useClass: SiteTokenGuard }],
+})
+export class PublishedModule {}

@@ -1,0 +1,199 @@
+import { Inject, Injectable, Optional, UnauthorizedException } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
+import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
+import { publishedError } from './published.errors';
+import { locate } from './published-url';
+import { PublishedRepository } from './published.repository';
+import type { SiteSnapshot } from './site-snapshot';
+import { SiteTokenKeys } from './site-auth/site-token-keys';
+import { canonical, signSiteToken, type SiteTokenInput } from './site-auth/site-token';
+import { verifyVisitorJwt } from './site-auth/visitor-jwt';
+import { visibleLevels, visibleSpaceIds } from './visible-structure';
+
+/** What the caller asks to resolve (the body of `resolvePublishedContentByUrl`, or the deprecated query). */
+export interface ResolveInput {
+  url: string;
+  redirectOnError: boolean;
+  jwtToken?: string;
+  unsignedClaims?: Record<string, unknown>;
+}
+
+/** The public `PublishedContentRedirect`. */
+export type PublishedRedirect = { target: 'application' | 'content'; redirect: string } | { target: 'external'; site: string; redirect: string };
+
+/** The public `PublishedSiteContent` (plus `noIndex` for unlisted sites). */
+export interface PublishedContent {
+  organization: string;
+  site: string;
+  siteSection?: string;
+  siteSpace: string;
+  space: string;
+  revision: string;
+  pathname: string;
+  basePath: string;
+  siteBasePath: string;
+  canonicalUrl: string;
+  apiToken: string;
+  complete: boolean;
+  shareKey?: string;
+  noIndex?: boolean;
+}
+
+export type PublishedLookup = PublishedContent | PublishedRedirect;
+
+const notFound = (url: string) => publishedError('published.not_found', `No published content found for ${url}`);
+
+/** At most this many site tokens are kept signed in memory (they are deterministic: a cache, never a source of truth). */
+const TOKEN_MEMO = 5000;
+
+/**
+ * URL resolution (`POST /v1/urls/published`): host → site, visibility and visitor authentication,
+ * then the path: section → site space (variant) → page. Answers the content the reader's renderer
+ * then reads with the returned site API token, or a redirect (a level's default named explicitly, a
+ * site redirect or a moved page, the visitor-auth fallback).
+ */
+@Injectable()
+export class PublishedService {
+  private readonly tokens = new Map<string, string>();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: PublishedRepository,
+    private readonly keys: SiteTokenKeys,
+    @Optional() @Inject(SITE_REDIRECTS) private readonly redirects?: SiteRedirectsSource,
+  ) {}
+
+  async resolve(input: ResolveInput): Promise<PublishedLookup> {
+    let url: URL;
+    try {
+      url = new URL(input.url);
+    } catch {
+      throw notFound(input.url);
+    }
+    const locator = locate(url, this.config.published);
+    if (!locator) throw notFound(input.url);
+    const shareKey = url.searchParams.get('share') ?? undefined;
+    const site = await this.repository.snapshot(
+      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] },
+      shareKey,
+    );
+    if (!site || !site.published) throw notFound(input.url);
+    let siteBase = `${locator.prefix}/`;
+    let segments = locator.segments;
+    if (locator.kind === 'organization' && site.matched) {
+      siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
+      segments = segments.slice(1);
+    }
+
+    // Visibility: a share link's key, or a visitor's JWT.
+    if (site.visibility === 'share-link' && !site.shareKeyOpens) throw notFound(input.url);
+    const jwt = input.jwtToken ?? url.searchParams.get('jwt_token') ?? undefined;
+    let signed: Record<string, unknown> | null = null;
+    if (jwt !== undefined && site.privateKey !== null) signed = await verifyVisitorJwt(jwt, site.privateKey);
+    if (site.visibility === 'visitor-auth' && signed === null) {
+      if (input.redirectOnError && site.fallbackUrl) return { target: 'external', site: site.id, redirect: site.fallbackUrl };
+      throw new UnauthorizedException(
+        jwt === undefined ? 'This site needs a visitor token (visitor.jwtToken or jwt_token)' : 'The visitor token is invalid or expired',
+      );
+    }
+    const claims = visitorClaims(site.adaptiveSchema, signed, input.unsignedClaims ?? null);
+
+    const found = await this.walk(url, site, siteBase, segments, claims, shareKey);
+    if (found) return found;
+    return this.redirectOr404(url, input.url, site.id, siteBase, segments);
+  }
+
+  /** The content at `segments` (below the site's base), a redirect to a level's own address, or null (nothing there). */
+  private async walk(
+    url: URL,
+    site: SiteSnapshot,
+    siteBase: string,
+    segments: string[],
+    claims: VisitorClaims,
+    shareKey?: string,
+  ): Promise<PublishedLookup | null> {
+    const levels = visibleLevels(site, claims);
+    if (levels.length === 0) return null;
+    let rest = segments;
+    // The level served at the root (the default section, or the first shown when it is hidden) has no path segment of its own.
+    let level = levels[0];
+    let sectionPrefix = '';
+    if (level.section !== null && rest.length > 0) {
+      const named = levels.find((candidate) => candidate.section?.path === rest[0]);
+      if (named === levels[0]) return this.contentRedirect(url, `${siteBase}${rest.slice(1).join('/')}`);
+      if (named) {
+        level = named;
+        sectionPrefix = `${encodeURIComponent(named.section!.path)}/`;
+        rest = rest.slice(1);
+      }
+    }
+    let row = level.siteSpaces[0];
+    let spacePrefix = '';
+    if (rest.length > 0) {
+      const named = level.siteSpaces.find((candidate) => candidate.path === rest[0]);
+      if (named === level.siteSpaces[0]) return this.contentRedirect(url, `${siteBase}${sectionPrefix}${rest.slice(1).join('/')}`);
+      if (named) {
+        row = named;
+        spacePrefix = `${encodeURIComponent(named.path)}/`;
+        rest = rest.slice(1);
+      }
+    }
+    // `~` paths (change-request previews, the renderer's own routes) are not published content.
+    if (rest[0]?.startsWith('~')) return null;
+    const pathname = rest.join('/');
+    if (pathname !== '' && !(await this.repository.pageExists(row.revisionId, pathname))) return null;
+
+    const basePath = `${siteBase}${sectionPrefix}${spacePrefix}`;
+    const encoded = rest.map(encodeURIComponent).join('/');
+    const content: PublishedContent = {
+      organization: site.organizationId,
+      site: site.id,
+      ...(level.section ? { siteSection: level.section.id } : {}),
+      siteSpace: row.id,
+      space: row.spaceId,
+      revision: row.revisionId,
+      pathname: encoded,
+      basePath,
+      siteBasePath: siteBase,
+      canonicalUrl: `${url.origin}${basePath}${encoded}`,
+      apiToken: await this.token({
+        organizationId: site.organizationId,
+        siteId: site.id,
+        siteSectionId: level.section?.id,
+        siteSpaceId: row.id,
+        spaceId: row.spaceId,
+        spaces: visibleSpaceIds(levels),
+        claims,
+      }),
+      complete: true,
+    };
+    if (site.visibility === 'share-link' && shareKey !== undefined) content.shareKey = shareKey;
+    if (site.visibility === 'unlisted') content.noIndex = true;
+    return content;
+  }
+
+  /** Before a 404: the site's redirects (and the old paths of moved pages), when the redirects module provides them. */
+  private async redirectOr404(url: URL, asked: string, siteId: string, siteBase: string, segments: string[]): Promise<PublishedLookup> {
+    const match = await this.redirects?.match(siteId, `/${segments.join('/')}`);
+    if (!match) throw notFound(asked);
+    if (match.external) return { target: 'external', site: siteId, redirect: match.location };
+    return this.contentRedirect(url, `${siteBase.replace(/\/$/, '')}${match.location}`);
+  }
+
+  private contentRedirect(url: URL, path: string): PublishedRedirect {
+    return { target: 'content', redirect: `${url.origin}${path}${url.search}` };
+  }
+
+  private async token(input: SiteTokenInput): Promise<string> {
+    const day = Math.floor(Date.now() / 86_400_000);
+    const memoKey = JSON.stringify([day, input.siteId, input.siteSectionId, input.siteSpaceId, input.spaceId, input.spaces, canonical(input.claims)]);
+    let token = this.tokens.get(memoKey);
+    if (token === undefined) {
+      token = await signSiteToken(input, await this.keys.get());
+      if (this.tokens.size >= TOKEN_MEMO) this.tokens.clear();
+      this.tokens.set(memoKey, token);
+    }
+    return token;
+  }
+}

@@ -1,0 +1,325 @@
+import { GitBookAPI } from '@gitbook/api';
+import type { Response } from 'supertest';
+import { createOrganization, OrgFixture } from '../support/builders';
+import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
+import { createReaderSite, ReaderSite, unsignedJwt, useTestRedirects, visitorJwt } from '../support/published-builders';
+import { sitePath } from '../support/site-builders';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The resolution matrix (issue 26, points 1 and 2): every visibility × every credential × every kind
+ * of path, answered by `POST /v1/urls/published`. The expected answers are written out below from
+ * the issue's rules, not derived from the code:
+ * - public and unlisted sites open to anyone (a share key or a JWT changes nothing; unlisted carries `noIndex`);
+ * - share-link sites open only with an active key of theirs in `?share=` (none, revoked or a JWT → 404);
+ * - visitor-auth sites open only with a visitor JWT signed with the site's key, unexpired
+ *   (none, a share key, expired, signed with another key, `alg: none` → 401);
+ * - once open, the path walks section → variant → page; a moved page and a wildcard redirect
+ *   answer redirects (from the SITE_REDIRECTS port), an unknown path 404.
+ */
+
+const PUBLISHED_BASE_URL = 'http://readers.test/sites';
+const VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
+const CREDENTIALS = ['none', 'right key', 'revoked key', 'valid JWT', 'expired JWT', 'wrong key', 'alg none'] as const;
+const PATHS = ['root', 'section', 'variant', 'nested page', 'moved page', 'redirect with wildcard', 'unknown path'] as const;
+type Visibility = (typeof VISIBILITIES)[number];
+type Credential = (typeof CREDENTIALS)[number];
+type PathKind = (typeof PATHS)[number];
+
+/** The request path of each kind, below the site's base. */
+const PATH_OF: Record<PathKind, string> = {
+  root: '',
+  section: 'api/reference',
+  variant: 'v1/intro',
+  'nested page': 'getting-started/install',
+  'moved page': 'old-install',
+  'redirect with wildcard': 'legacy/install',
+  'unknown path': 'no/such/page',
+};
+
+type Expected =
+  | { status: 200; content: { space: 'guides' | 'legacy' | 'api'; pathname: string; basePath: string } }
+  | { status: 200; redirect: string }
+  | { status: 401 | 404 };
+
+/** What opening the site gives, by visibility and credential: open, 404 or 401. */
+function gate(visibility: Visibility, credential: Credential): 'open' | 404 | 401 {
+  if (visibility === 'public' || visibility === 'unlisted') return 'open';
+  if (visibility === 'share-link') return credential === 'right key' ? 'open' : 404;
+  return credential === 'valid JWT' ? 'open' : 401;
+}
+
+/** The answer for an open site, by path. */
+function answer(path: PathKind): Expected {
+  switch (path) {
+    case 'root':
+      return { status: 200, content: { space: 'guides', pathname: '', basePath: '' } };
+    case 'section':
+      return { status: 200, content: { space: 'api', pathname: 'reference', basePath: 'api/' } };
+    case 'variant':
+      return { status: 200, content: { space: 'legacy', pathname: 'intro', basePath: 'v1/' } };
+    case 'nested page':
+      return { status: 200, content: { space: 'guides', pathname: 'getting-started/install', basePath: '' } };
+    case 'moved page':
+    case 'redirect with wildcard':
+      return { status: 200, redirect: 'getting-started/install' };
+    case 'unknown path':
+      return { status: 404 };
+  }
+}
+
+describe('POST /v1/urls/published: the resolution matrix', () => {
+  let t: TestApp;
+  type Reader = ReaderSite & { org: OrgFixture; key?: string; revoked?: string; privateKey?: string };
+  const sites = new Map<Visibility, Reader>();
+
+  beforeAll(async () => {
+    t = await createTestApp({ PUBLISHED_BASE_URL });
+    // The stand-in of the redirects port when no module provides it (see test/support/published-builders.ts).
+    useTestRedirects(t);
+    for (const visibility of VISIBILITIES) {
+      // One organization per site: the organization's hostname is part of the site's address.
+      const org = await createOrganization(t);
+      const reader: Reader = { ...(await createReaderSite(t, org, PUBLISHED_BASE_URL, visibility)), org };
+      if (visibility === 'share-link') {
+        const path = `${sitePath(org, reader.site.id)}/share-links`;
+        reader.key = (
+          await t.http
+            .post(path)
+            .set(...org.admin.auth)
+            .send({ name: 'Readers' })
+            .expect(201)
+        ).body.key;
+        const revoked = await t.http
+          .post(path)
+          .set(...org.admin.auth)
+          .send({ name: 'Old' })
+          .expect(201);
+        await t.http
+          .patch(`${path}/${revoked.body.id}`)
+          .set(...org.admin.auth)
+          .send({ active: false })
+          .expect(200);
+        reader.revoked = revoked.body.key;
+      }
+      // Every site has a publishing-auth key: JWTs are signed with it (or, for "wrong key", with another).
+      reader.privateKey = (
+        await t.http
+          .get(`${sitePath(org, reader.site.id)}/publishing/auth`)
+          .set(...org.admin.auth)
+          .expect(200)
+      ).body.privateKey;
+      sites.set(visibility, reader);
+    }
+  });
+
+  afterAll(() => t.close());
+
+  async function credentialOf(reader: { key?: string; revoked?: string; privateKey?: string }, credential: Credential) {
+    switch (credential) {
+      case 'none':
+        return {};
+      case 'right key':
+        return { share: reader.key ?? 'not-a-share-link-site' };
+      case 'revoked key':
+        return { share: reader.revoked ?? 'revoked-elsewhere' };
+      case 'valid JWT':
+        return { jwt: await visitorJwt(reader.privateKey!) };
+      case 'expired JWT':
+        // Past the documented clock skew (60 s).
+        return { jwt: await visitorJwt(reader.privateKey!, {}, -300) };
+      case 'wrong key':
+        return { jwt: await visitorJwt('another-key-entirely-another-key-entirely') };
+      case 'alg none':
+        return { jwt: unsignedJwt() };
+    }
+  }
+
+  for (const visibility of VISIBILITIES) {
+    for (const credential of CREDENTIALS) {
+      it(`${visibility} × ${credential}`, async () => {
+        const reader = sites.get(visibility)!;
+        const org = reader.org;
+        const { share, jwt } = (await credentialOf(reader, credential)) as { share?: string; jwt?: string };
+        const gated = gate(visibility, credential);
+        for (const path of PATHS) {
+          const search = share ? `?share=${encodeURIComponent(share)}` : '';
+          const url = `${reader.base}/${PATH_OF[path]}${search}`;
+          const res: Response = await t.http.post('/v1/urls/published').send({ url, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) });
+          const expected: Expected = gated === 'open' ? answer(path) : { status: gated };
+          const where = `${visibility} × ${credential} × ${path}`;
+          expect({ where, status: res.status }).toEqual({ where, status: expected.status });
+          if (expected.status !== 200) {
+            expectErrorEnvelope(res, expected.status);
+            continue;
+          }
+          expectContract(res, 'resolvePublishedContentByUrl');
+          if ('redirect' in expected) {
+            expect({ where, body: res.body }).toEqual({ where, body: { target: 'content', redirect: `${reader.base}/${expected.redirect}${search}` } });
+            continue;
+          }
+          const { content } = expected;
+          const siteBasePath = `/sites/${reader.orgHostname}/docs/`;
+          const section = content.space === 'api' ? reader.sections.api : reader.sections.guides;
+          expect({ where, body: { ...res.body, apiToken: typeof res.body.apiToken } }).toEqual({
+            where,
+            body: {
+              organization: org.id,
+              site: reader.site.id,
+              siteSection: section,
+              siteSpace: reader.siteSpaces[content.space],
+              space: reader.spaces[content.space],
+              revision: expect.any(String),
+              pathname: content.pathname,
+              basePath: `${siteBasePath}${content.basePath}`,
+              siteBasePath,
+              canonicalUrl: `http://readers.test${siteBasePath}${content.basePath}${content.pathname}`,
+              apiToken: 'string',
+              complete: true,
+              ...(visibility === 'share-link' ? { shareKey: reader.key } : {}),
+              ...(visibility === 'unlisted' ? { noIndex: true } : {}),
+            },
+          });
+        }
+      });
+    }
+  }
+
+  it('answers the revision the space shows, and a site token shaped like the public SiteAPIToken', async () => {
+    const reader = sites.get('public')!;
+    const org = reader.org;
+    const res = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/` })
+      .expect(200);
+    const space = await t.http
+      .get(`/v1/spaces/${reader.spaces.guides}`)
+      .set(...org.admin.auth)
+      .expect(200);
+    expect(res.body.revision).toBe(space.body.revision);
+    const [header, payload] = (res.body.apiToken as string)
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expectPublicSchema(payload, 'SiteAPIToken');
+    expect(payload).toMatchObject({
+      kind: 'site',
+      organization: org.id,
+      site: reader.site.id,
+      siteSection: reader.sections.guides,
+      siteSpace: reader.siteSpaces.guides,
+      space: reader.spaces.guides,
+      claims: { unsigned: {} },
+    });
+    expect([...payload.spaces].sort()).toEqual(Object.values(reader.spaces).sort());
+    // Stable for the day: the same URL gives the same token.
+    const again = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/getting-started` })
+      .expect(200);
+    expect(again.body.apiToken).toBe(res.body.apiToken);
+  });
+
+  it('drives through @gitbook/api: resolvePublishedContentByUrl and the deprecated getPublishedContentByUrl', async () => {
+    const reader = sites.get('public')!;
+    const server = t.app.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    // The client's typings here lack the `urls` group its runtime has: typed to what this test calls.
+    const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}` }) as unknown as {
+      urls: { resolvePublishedContentByUrl(body: { url: string }): Promise<{ data: unknown }> };
+    };
+    const { data } = await api.urls.resolvePublishedContentByUrl({ url: `${reader.base}/api/reference` });
+    expect(data).toMatchObject({ space: reader.spaces.api, pathname: 'reference' });
+    const old = await t.http
+      .get('/v1/urls/published')
+      .query({ url: `${reader.base}/v1/intro` })
+      .expect(200);
+    expectContract(old, 'getPublishedContentByUrl');
+    expect(old.body).toMatchObject({ space: reader.spaces.legacy, pathname: 'intro' });
+  });
+
+  it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
+    const reader = sites.get('public')!;
+    for (const [path, to] of [
+      ['guides/intro', 'intro'],
+      ['v2/getting-started', 'getting-started'],
+      ['guides/v2/intro', 'v2/intro'],
+    ]) {
+      const res = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/${path}` })
+        .expect(200);
+      expect(res.body).toEqual({ target: 'content', redirect: `${reader.base}/${to}` });
+    }
+    const external = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/out` })
+      .expect(200);
+    expect(external.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://example.com/elsewhere' });
+  });
+
+  it('visitor-auth: redirectOnError sends a refused visitor to the fallback URL; the jwt_token query parameter is read', async () => {
+    const reader = sites.get('visitor-auth')!;
+    const org = reader.org;
+    const path = `${sitePath(org, reader.site.id)}/publishing/auth`;
+    await t.http
+      .patch(path)
+      .set(...org.admin.auth)
+      .send({ fallbackURL: 'https://auth.example.com/login' })
+      .expect(200);
+    for (const jwt of [undefined, await visitorJwt(reader.privateKey!, {}, -300), unsignedJwt()]) {
+      const res = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/`, redirectOnError: true, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) })
+        .expect(200);
+      expectContract(res, 'resolvePublishedContentByUrl');
+      expect(res.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://auth.example.com/login' });
+    }
+    const jwt = await visitorJwt(reader.privateKey!);
+    const viaQuery = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/v1/intro?jwt_token=${jwt}` })
+      .expect(200);
+    expect(viaQuery.body.space).toBe(reader.spaces.legacy);
+    // A JWT within the clock skew of its expiry still opens; a regenerated key shuts the old JWTs out.
+    const justExpired = await visitorJwt(reader.privateKey!, {}, -20);
+    await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/`, visitor: { jwtToken: justExpired } })
+      .expect(200);
+    await t.http
+      .post(`${path}/regenerate`)
+      .set(...org.admin.auth)
+      .expect(200);
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: jwt } }), 401);
+    await t.http
+      .patch(path)
+      .set(...org.admin.auth)
+      .send({ fallbackURL: null })
+      .expect(200);
+  });
+
+  it('404s unknown hosts, unpublished sites, and refuses bad input with 400', async () => {
+    const reader = sites.get('public')!;
+    const org = reader.org;
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: 'http://nowhere.test/docs' }), 404);
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${PUBLISHED_BASE_URL}/no-such-org/docs/` }), 404);
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: 'not a url' }), 400);
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({}), 400);
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: 42 } }), 400);
+    await t.http
+      .post(`${sitePath(org, reader.site.id)}/unpublish`)
+      .set(...org.admin.auth)
+      .expect(200);
+    try {
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/` }), 404);
+    } finally {
+      await t.http
+        .post(`${sitePath(org, reader.site.id)}/publish`)
+        .set(...org.admin.auth)
+        .expect(200);
+    }
+  });
+});
