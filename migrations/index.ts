@@ -25,6 +25,7 @@ import { PageTreeKeys1800000092000 } from './1800000092000-page-tree-keys';
 import { InstallationGrantedScopes1800000100000 } from './1800000100000-installation-granted-scopes';
 import { IntegrationEventsRetention1800000110000 } from './1800000110000-integration-events-retention';
 import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
+import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   InstallationGrantedScopes1800000100000,
   IntegrationEventsRetention1800000110000,
   EncryptSecrets1800000120000,
+  SiteRedirects1800000170000,
 ];

@@ -25,6 +25,7 @@ import { OpenApiSpecsModule } from './modules/openapi-specs/openapi-specs.module
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { SamlModule } from './modules/saml/saml.module';
 import { InsightsModule } from './modules/insights/insights.module';
+import { SiteReadersModule } from './modules/sites/site-readers.module';
 import { SitesModule } from './modules/sites/sites.module';
 import { IntegrationsModule } from './modules/integrations/integrations.module';
 import { ScriptAuthModule } from './modules/integrations/script-auth/script-auth.module';
@@ -50,6 +51,7 @@ export const DOMAIN_MODULES = [
   ChangeRequestsModule,
   CommentsModule,
   SitesModule,
+  SiteReadersModule,
   OpenApiSpecsModule,
   InsightsModule,
   IntegrationsModule,

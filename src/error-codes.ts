@@ -13,6 +13,7 @@ import type { OpenApiSpecErrorCode } from './modules/openapi-specs/openapi-spec.
 import type { OrganizationErrorCode } from './modules/organizations/organization.errors';
 import type { SamlErrorCode } from './modules/saml/saml.errors';
 import type { SiteErrorCode } from './modules/sites/site.errors';
+import type { SiteReadersErrorCode } from './modules/sites/site-readers.errors';
 import type { SpaceErrorCode } from './modules/spaces/space.errors';
 import type { TeamErrorCode } from './modules/teams/team.errors';
 import type { TranslationErrorCode } from './modules/translations/translation.errors';
@@ -34,6 +35,7 @@ export type ErrorCode =
   | ContentErrorCode
   | CommentErrorCode
   | SiteErrorCode
+  | SiteReadersErrorCode
   | OpenApiSpecErrorCode
   | InsightsErrorCode
   | ChangeRequestErrorCode
@@ -154,6 +156,11 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'site.invalid_customization': 400,
   'site.path_taken': 409,
   'site.no_site_spaces': 400,
+
+  'site_redirect.not_found': 404,
+  'site_redirect.invalid': 400,
+  'site_redirect.source_taken': 409,
+  'site_search.invalid_scope': 400,
 
   'openapi.spec_not_found': 404,
   'openapi.version_not_found': 404,

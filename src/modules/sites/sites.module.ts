@@ -21,6 +21,6 @@ import { SitesService } from './sites.service';
   imports: [TypeOrmModule.forFeature([Site, SiteSpace, SiteSection, SiteSectionGroup, SiteShareLink]), AccessModule, OrganizationsModule, SpacesModule],
   controllers: [SitesController, SiteSpacesController, SiteSectionsController],
   providers: [SitesRepository, SiteWrites, SiteStructureService, SitesService],
-  exports: [TypeOrmModule],
+  exports: [TypeOrmModule, SiteWrites],
 })
 export class SitesModule {}
