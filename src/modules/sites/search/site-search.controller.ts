@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenOwnSite } from '../../../common/access/site-access';
@@ -11,6 +12,15 @@ import { siteError } from '../site.errors';
 import { SiteSearchDto } from './dto/site-search.dto';
 import { presentSiteSearch } from './site-search.presenter';
 import { SiteSearchService } from './site-search.service';
+
+/**
+ * The visitor's claims when the caller is a site API token (the site-token authenticator sets
+ * `sitePrincipal` on the request, its guard a stand-in reader membership); null for a member's own
+ * token, who searches what the site shows to its editors.
+ */
+function visitorClaimsOf(req: Request): Record<string, unknown> | null {
+  return (req as Request & { sitePrincipal?: { claims?: Record<string, unknown> } }).sitePrincipal?.claims ?? null;
+}
 
 /** The search box of a published site (`searchSiteContent`) and its warm-up. */
 @ApiTags('sites')
@@ -33,8 +43,14 @@ export class SiteSearchController {
   @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'searchSiteContent', summary: "Search a published site's content: pages grouped by space, best first" })
   @ApiOkResponse({ description: 'List of SearchSpaceResult' })
-  async find(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() list: ListQueryDto, @Body() body: SiteSearchDto) {
-    return presentSiteSearch(await this.search.search(caller, siteId, body, list, null), body.query, this.config);
+  async find(
+    @Req() req: Request,
+    @CurrentMembership() caller: Membership,
+    @Param('siteId') siteId: string,
+    @Query() list: ListQueryDto,
+    @Body() body: SiteSearchDto,
+  ) {
+    return presentSiteSearch(await this.search.search(caller, siteId, body, list, visitorClaimsOf(req)), body.query, this.config);
   }
 
   @Post('prewarm')
