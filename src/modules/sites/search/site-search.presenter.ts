@@ -34,10 +34,12 @@ export function excerptAround(body: string, query: string): string {
   const lower = text.toLowerCase();
   let at = -1;
   for (const word of queryWords(query)) {
-    for (const probe of [word, word.slice(0, Math.max(4, word.length - 3))]) {
-      const found = lower.indexOf(probe);
-      if (found >= 0 && (at < 0 || found < at)) at = found;
-      if (found >= 0) break;
+    // The word, else shorter beginnings of it (down to its stem's likely length: "running" → "run").
+    for (let length = word.length; length >= Math.min(word.length, Math.max(3, word.length - 4)); length--) {
+      const found = lower.indexOf(word.slice(0, length));
+      if (found < 0) continue;
+      if (at < 0 || found < at) at = found;
+      break;
     }
   }
   let start = at <= BEFORE ? 0 : at - BEFORE;
