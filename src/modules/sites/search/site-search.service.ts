@@ -35,6 +35,8 @@ function nextUp(value: number): number {
  * best first (score, then space id, then the space's own order), so a page costs `limit + 1` hits per
  * space whatever the size of the spaces. The cursor is the last hit's (score, space, page) and its
  * rank; each space's part of it is rebuilt from that, so walking the pages reaches every ranked hit once.
+ * A space's matches beyond its ranked candidates (`SEARCH_CANDIDATES` title and body matches) are
+ * not walked: they have no order to merge by.
  */
 @Injectable()
 export class SiteSearchService {
@@ -135,7 +137,10 @@ export class SiteSearchService {
           const key = place.spaceId === lastSpace ? [lastScore, lastPage] : place.spaceId < lastSpace ? [nextUp(lastScore), ''] : [lastScore, ''];
           page = encodeCursor(SPACE_LIST, [key[0], key[1], 0, bound, 0]);
         }
-        return { place, page: await this.index.search(place.spaceId, query, { page, limit: list.limit + 1 }, this.config.search.candidates) };
+        return {
+          place,
+          page: await this.index.search(place.spaceId, query, { page, limit: list.limit + 1 }, this.config.search.candidates, { rankedOnly: true }),
+        };
       }),
     );
     // k-way merge: each space's hits are in its own order already.
