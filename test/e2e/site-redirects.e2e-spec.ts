@@ -1,3 +1,5 @@
+import { GitBookAPI } from '@gitbook/api';
+import type { AddressInfo } from 'node:net';
 import { SITE_REDIRECTS, SiteRedirectsSource } from '../../src/modules/sites/site-redirects.port';
 import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
@@ -252,6 +254,13 @@ describe('site redirects', () => {
       expect(await port.match(fresh.id, '/home')).toEqual({ location: '/', external: false, permanent: true });
       expect(await port.match(fresh.id, '/docs')).toBeNull();
       expect(await port.match(fresh.id, '/nothing')).toBeNull();
+    });
+
+    it("answers @gitbook/api's getSiteRedirectBySource as the renderer calls it", async () => {
+      const server = await t.app.listen(0, '127.0.0.1');
+      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: org.admin.token });
+      const res = await api.orgs.getSiteRedirectBySource(org.id, fresh.id, { source: '/old-guide/a' });
+      expect(res.data).toMatchObject({ redirect: { source: '/old-guide*', captureWildcard: true }, target: `http://app.quire.test/sites/${fresh.id}/guide/a` });
     });
 
     it('never serves a draft redirect', async () => {

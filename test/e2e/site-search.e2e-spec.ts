@@ -1,3 +1,5 @@
+import { GitBookAPI } from '@gitbook/api';
+import type { AddressInfo } from 'node:net';
 import { documentPage, DraftPage, RevisionWriter } from '../../src/modules/content/revision-writer';
 import { SiteSearchService } from '../../src/modules/sites/search/site-search.service';
 import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
@@ -199,6 +201,17 @@ describe('site search', () => {
     const outsider = await createUser(t);
     expectErrorEnvelope(await search({ query: 'quokka', scope: { mode: 'all' } }, '', outsider), 404);
     expectErrorEnvelope(await t.http.post(`${sitePath(org, site.id)}/search`).send({ query: 'quokka', scope: { mode: 'all' } }), 401);
+  });
+
+  it("answers @gitbook/api's client as the renderer calls it", async () => {
+    const server = await t.app.listen(0, '127.0.0.1');
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const api = new GitBookAPI({ endpoint, authToken: org.admin.token });
+    const res = await api.orgs.searchSiteContent(org.id, site.id, { query: 'quokka', mode: 'current', siteSpaceId: siteSpaces.recipes });
+    expect(res.status).toBe(200);
+    expect(new Set(res.data.items.map((item) => item.id))).toEqual(new Set([spaces.guides, spaces.recipes, spaces.beta]));
+    const prewarm = await api.orgs.prewarmSiteSearch(org.id, site.id);
+    expect(prewarm.status).toBe(204);
   });
 
   it('accepts a prewarm (204)', async () => {
