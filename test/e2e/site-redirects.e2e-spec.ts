@@ -258,7 +258,10 @@ describe('site redirects', () => {
 
     it("answers @gitbook/api's getSiteRedirectBySource as the renderer calls it", async () => {
       const server = await t.app.listen(0, '127.0.0.1');
-      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: org.admin.token });
+      // Typed by what the test calls (the package's declarations import './client' without an extension).
+      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: org.admin.token }) as unknown as {
+        orgs: { getSiteRedirectBySource(org: string, site: string, query: { source: string }): Promise<{ data: unknown }> };
+      };
       const res = await api.orgs.getSiteRedirectBySource(org.id, fresh.id, { source: '/old-guide/a' });
       expect(res.data).toMatchObject({ redirect: { source: '/old-guide*', captureWildcard: true }, target: `http://app.quire.test/sites/${fresh.id}/guide/a` });
     });

@@ -206,7 +206,14 @@ describe('site search', () => {
   it("answers @gitbook/api's client as the renderer calls it", async () => {
     const server = await t.app.listen(0, '127.0.0.1');
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const api = new GitBookAPI({ endpoint, authToken: org.admin.token });
+    // The package's declarations import './client' without an extension, which this project's module resolution does not
+    // follow: the client's methods are typed here by what the test calls.
+    const api = new GitBookAPI({ endpoint, authToken: org.admin.token }) as unknown as {
+      orgs: {
+        searchSiteContent(org: string, site: string, body: object): Promise<{ status: number; data: { items: { id: string }[] } }>;
+        prewarmSiteSearch(org: string, site: string): Promise<{ status: number }>;
+      };
+    };
     const res = await api.orgs.searchSiteContent(org.id, site.id, { query: 'quokka', mode: 'current', siteSpaceId: siteSpaces.recipes });
     expect(res.status).toBe(200);
     expect(new Set(res.data.items.map((item) => item.id))).toEqual(new Set([spaces.guides, spaces.recipes, spaces.beta]));

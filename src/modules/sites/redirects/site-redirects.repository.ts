@@ -125,15 +125,43 @@ export class SiteRedirectsRepository {
     return rows.length > 0;
   }
 
-  /** Keeps the old path of every page of `previous` whose path `next` changed (a page that went is not a move). */
+  /**
+   * Keeps the old path of every page of `previous` whose path `next` changed (a page that went is not a
+   * move). When `next` is a layer over `previous`, or both are layers over one base (a merge), only the
+   * pages stored in their own rows can differ (a layer stores what differs from its base, paths
+   * included), so those few are probed by key; otherwise the two trees are compared whole.
+   */
   async recordMoves(spaceId: string, previous: string, next: string, em: EntityManager): Promise<void> {
+    const bases = new Map<string, string | null>(
+      ((await em.query(`SELECT id, base_id FROM revisions WHERE id = ANY($1)`, [[previous, next]])) as { id: string; base_id: string | null }[]).map((row) => [
+        row.id,
+        row.base_id,
+      ]),
+    );
+    const nextBase = bases.get(next) ?? null;
+    const previousBase = bases.get(previous) ?? null;
+    const upsert = `ON CONFLICT (space_id, old_path) DO UPDATE SET page_id = EXCLUDED.page_id, moved_at = now()`;
+    if (nextBase !== null && (previous === nextBase || previousBase === nextBase)) {
+      const own = previous === nextBase ? [next] : [previous, next];
+      await em.query(
+        `INSERT INTO space_moved_pages (space_id, old_path, page_id)
+         SELECT $1, o.path, c.page_id
+         FROM (SELECT DISTINCT page_id FROM revision_page_rows WHERE revision_id = ANY($4::text[])) c
+         CROSS JOIN LATERAL (SELECT path FROM revision_pages WHERE revision_id = $2 AND page_id = c.page_id OFFSET 0) o
+         CROSS JOIN LATERAL (SELECT path FROM revision_pages WHERE revision_id = $3 AND page_id = c.page_id OFFSET 0) n
+         WHERE o.path IS NOT NULL AND o.path <> '' AND n.path IS DISTINCT FROM o.path
+         ${upsert}`,
+        [spaceId, previous, next, own],
+      );
+      return;
+    }
     await em.query(
       `INSERT INTO space_moved_pages (space_id, old_path, page_id)
        SELECT $1, o.path, o.page_id
        FROM revision_pages o
        JOIN revision_pages n ON n.revision_id = $3 AND n.page_id = o.page_id
        WHERE o.revision_id = $2 AND o.path IS NOT NULL AND o.path <> '' AND n.path IS DISTINCT FROM o.path
-       ON CONFLICT (space_id, old_path) DO UPDATE SET page_id = EXCLUDED.page_id, moved_at = now()`,
+       ${upsert}`,
       [spaceId, previous, next],
     );
   }
