@@ -76,7 +76,7 @@ describe('renderer freshness', () => {
     });
     afterAll(() => t.close());
 
-    it('tells the renderer on publish, content, customization and unpublish, signed as it checks; nothing for an unpublished site', async () => {
+    it('tells the renderer on publish, content, customization, structure and unpublish, signed as it checks; nothing for an unpublished site', async () => {
       const space = await createSpace(t, org);
       const site = await createSite(t, org, { spaces: [space.id] });
       const admin = (method: 'post' | 'put', path: string, body?: object) =>
@@ -107,9 +107,12 @@ describe('renderer freshness', () => {
 
       await customize('Loud');
       await until(() => tagsSeen().length === 3, 'the customization revalidation');
+      await admin('post', '/site-spaces', { spaceId: (await createSpace(t, org)).id }).expect(201);
+      await until(() => tagsSeen().length === 4, 'the structure revalidation');
       await admin('post', '/unpublish').expect(200);
-      await until(() => tagsSeen().length === 4, 'the unpublish revalidation');
+      await until(() => tagsSeen().length === 5, 'the unpublish revalidation');
       expect(tagsSeen().slice(2)).toEqual([
+        { path: '/~gitbook/revalidate', tags: [`site:${site.id}`], signed: true },
         { path: '/~gitbook/revalidate', tags: [`site:${site.id}`], signed: true },
         { path: '/~gitbook/revalidate', tags: [`site:${site.id}`], signed: true },
       ]);
