@@ -52,6 +52,15 @@ import { SearchPage } from './search/search-page.entity';
     LinksService,
     WebsiteImportService,
   ],
-  exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService, SearchIndexRepository],
+  exports: [
+    RevisionLifecycleService,
+    RevisionWriter,
+    RevisionDeltaWriter,
+    ContentRepository,
+    ContentService,
+    LinksService,
+    WebsiteImportService,
+    SearchIndexRepository,
+  ],
 })
 export class ContentModule {}
