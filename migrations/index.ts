@@ -28,6 +28,7 @@ import { EncryptSecrets1800000120000 } from './1800000120000-encrypt-secrets';
 import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing-auth';
 import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
+import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   SitePublishingAuth1800000150000,
   PublishedGeneration1800000150001,
   EmbedCache1800000160000,
+  SiteRedirects1800000170000,
 ];

@@ -27,6 +27,7 @@ import { SamlModule } from './modules/saml/saml.module';
 import { InsightsModule } from './modules/insights/insights.module';
 import { PublishedModule } from './modules/published/published.module';
 import { SiteAuthModule } from './modules/published/site-auth/site-auth.module';
+import { SiteReadersModule } from './modules/sites/site-readers.module';
 import { SitesModule } from './modules/sites/sites.module';
 import { IntegrationsModule } from './modules/integrations/integrations.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
@@ -51,6 +52,7 @@ export const DOMAIN_MODULES = [
   ChangeRequestsModule,
   CommentsModule,
   SitesModule,
+  SiteReadersModule,
   OpenApiSpecsModule,
   InsightsModule,
   IntegrationsModule,

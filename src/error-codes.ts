@@ -14,6 +14,7 @@ import type { OrganizationErrorCode } from './modules/organizations/organization
 import type { SamlErrorCode } from './modules/saml/saml.errors';
 import type { PublishedErrorCode } from './modules/published/published.errors';
 import type { SiteErrorCode } from './modules/sites/site.errors';
+import type { SiteReadersErrorCode } from './modules/sites/site-readers.errors';
 import type { SpaceErrorCode } from './modules/spaces/space.errors';
 import type { TeamErrorCode } from './modules/teams/team.errors';
 import type { TranslationErrorCode } from './modules/translations/translation.errors';
@@ -36,6 +37,7 @@ export type ErrorCode =
   | CommentErrorCode
   | SiteErrorCode
   | PublishedErrorCode
+  | SiteReadersErrorCode
   | OpenApiSpecErrorCode
   | InsightsErrorCode
   | ChangeRequestErrorCode
@@ -162,6 +164,10 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'published.not_found': 404,
   'published.site_token_forbidden': 403,
   'published.invalid_publishing_auth': 400,
+  'site_redirect.not_found': 404,
+  'site_redirect.invalid': 400,
+  'site_redirect.source_taken': 409,
+  'site_search.invalid_scope': 400,
 
   'openapi.spec_not_found': 404,
   'openapi.version_not_found': 404,

@@ -40,6 +40,8 @@ export class AppConfig {
   };
   /** Search: how many title and body matches are ranked per query; the pages from which a rebuild gets a table of its own. */
   readonly search: { candidates: number; tableAfter: number };
+  /** GitBook's renderer to tell about changes of published sites (RENDERER_URL without a trailing slash, RENDERER_SECRET); undefined unless both are set. */
+  readonly renderer?: { url: string; secret: string };
   /** Revision layers: a layer's own page rows may reach max(minRows, maxShare × its base's pages) before it is written full. */
   readonly revisionLayers: { minRows: number; maxShare: number };
   /** Bounds of one website import. */
@@ -85,6 +87,7 @@ export class AppConfig {
     };
     this.outbound = { allowPrivate: env.OUTBOUND_ALLOW_PRIVATE, timeoutMs: env.OUTBOUND_TIMEOUT_MS };
     this.search = { candidates: env.SEARCH_CANDIDATES, tableAfter: env.SEARCH_TABLE_AFTER };
+    if (env.RENDERER_URL && env.RENDERER_SECRET) this.renderer = { url: trimSlash(env.RENDERER_URL), secret: env.RENDERER_SECRET };
     this.revisionLayers = { minRows: env.REVISION_LAYER_MIN_ROWS, maxShare: 0.1 };
     this.integrations = {
       sandbox: {

@@ -223,6 +223,20 @@ export class EnvironmentVariables {
   @Max(100_000)
   SEARCH_CANDIDATES: number = 500;
 
+  /**
+   * GitBook's renderer beside Quire (docs/readers.md): its base URL, whose `/~gitbook/revalidate` is told
+   * which cache tags to drop when a published site changes, signed with RENDERER_SECRET (the renderer's
+   * GITBOOK_SECRET). Both set, or nothing is sent.
+   */
+  @IsOptional()
+  @IsUrl(urlOptions)
+  RENDERER_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(16, 1024)
+  RENDERER_SECRET?: string;
+
   /** A rebuild of this many pages or more writes the space's search rows to a table of its own, indexed once (docs/scaling.md). */
   @IsOptional()
   @Transform(toInt)
@@ -424,7 +438,7 @@ export class ConfigError extends Error {}
 
 const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
 /** Never echoed in an error line: they hold passwords or tokens. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS', 'RENDERER_SECRET']);
 
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

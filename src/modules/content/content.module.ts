@@ -66,6 +66,15 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     EmbedsService,
     PurgeEmbedCacheJob,
   ],
-  exports: [RevisionLifecycleService, RevisionWriter, RevisionDeltaWriter, ContentRepository, ContentService, LinksService, WebsiteImportService],
+  exports: [
+    RevisionLifecycleService,
+    RevisionWriter,
+    RevisionDeltaWriter,
+    ContentRepository,
+    ContentService,
+    LinksService,
+    WebsiteImportService,
+    SearchIndexRepository,
+  ],
 })
 export class ContentModule {}

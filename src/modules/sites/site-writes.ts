@@ -19,6 +19,13 @@ const ACTION_WORDS: Record<SiteAction, string> = {
 };
 
 /**
+ * Told of every write to a site, inside its transaction, with whether the site was published before
+ * the write (the listener reads what it needs after it with `em`). Registered by modules above
+ * (`SiteWrites.onSiteWritten`: the renderer's freshness).
+ */
+export type SiteWrittenListener = (change: { siteId: string; wasPublished: boolean }, em: EntityManager) => Promise<void>;
+
+/**
  * The one way into a site: 404 outside the caller's organization (the route's guard) or for an
  * unknown site, 403 when the site policy refuses the action. Writes lock the site row for their
  * transaction, so concurrent changes to one site's structure (defaults, positions) are serialised.
@@ -42,12 +49,22 @@ export class SiteWrites {
     return row.site;
   }
 
+  private readonly listeners: SiteWrittenListener[] = [];
+
+  /** Adds a listener called after every write to a site, in its transaction (see SiteWrittenListener). */
+  onSiteWritten(listener: SiteWrittenListener): void {
+    this.listeners.push(listener);
+  }
+
   run<T>(caller: Membership, siteId: string, action: SiteAction, work: (em: EntityManager, site: Site) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (em) => {
       const site = await this.sites.lock(caller.organizationId, siteId, em);
       if (!site) throw siteError('site.not_found', `Site ${siteId} not found`);
       this.allow(caller, action, siteId);
-      return work(em, site);
+      const wasPublished = site.published;
+      const result = await work(em, site);
+      for (const listener of this.listeners) await listener({ siteId: site.id, wasPublished }, em);
+      return result;
     });
   }
 }

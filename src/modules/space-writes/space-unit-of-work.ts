@@ -49,7 +49,10 @@ export interface SpaceWrite {
  * work it queues, such as an integration event, commits with the revision or not at all).
  * Registered by modules above this one (`SpaceUnitOfWork.onRevisionActivated`).
  */
-export type RevisionActivatedListener = (change: { spaceId: string; revisionId: string; actor: User | null }, em: EntityManager) => Promise<void>;
+export type RevisionActivatedListener = (
+  change: { spaceId: string; revisionId: string; actor: User | null; /** The revision it replaces; null for a new space. */ previousRevisionId: string | null },
+  em: EntityManager,
+) => Promise<void>;
 
 export interface RunOptions {
   /** Deleted spaces answer 404 unless this is set (restore). */
@@ -132,7 +135,7 @@ export class SpaceUnitOfWork {
       },
       commitRevision: async (produce) => {
         const revision = await produce(space.revisionId, em);
-        await this.activate(space.id, revision.id, em, caller, revision.delta);
+        await this.activate(space.id, revision.id, em, caller, revision.delta, space.revisionId);
         return revision;
       },
       count: (delta) => this.rows.count(space.id, delta, em),
@@ -151,10 +154,11 @@ export class SpaceUnitOfWork {
     em: EntityManager,
     actor: User | null = null,
     delta?: { changed: string[]; removed: string[] },
+    previousRevisionId: string | null = null,
   ): Promise<void> {
     await this.rows.setRevision(spaceId, revisionId, em);
     if (delta) await this.searchIndex.update(spaceId, revisionId, delta.changed, delta.removed, em);
     else await this.searchIndex.rebuild(spaceId, revisionId, em);
-    for (const listener of this.revisionListeners) await listener({ spaceId, revisionId, actor }, em);
+    for (const listener of this.revisionListeners) await listener({ spaceId, revisionId, actor, previousRevisionId }, em);
   }
 }

@@ -45,18 +45,31 @@ export class SearchIndexRepository {
    * the last hit's score, page id and rank, the bound the walk started with, and its phase: 0
    * while walking the ranked candidates, 1 once past them (the other matches, by page id).
    */
-  async search(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
+  /** `rankedOnly`: stop at the ranked candidates (a site search merges spaces by score, so it never walks the unranked rest). */
+  async search(
+    spaceId: string,
+    query: string,
+    list: Pick<ListQueryDto, 'page' | 'limit'>,
+    candidates: number,
+    options: { rankedOnly?: boolean } = {},
+  ): Promise<RankedPage> {
     try {
-      return await this.searchOnce(spaceId, query, list, candidates);
+      return await this.searchOnce(spaceId, query, list, candidates, options);
     } catch (error) {
       // The space's table was looked up just before a swap retired it and the job dropped it: the
       // next look-up finds the table that replaced it.
       if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
-      return this.searchOnce(spaceId, query, list, candidates);
+      return this.searchOnce(spaceId, query, list, candidates, options);
     }
   }
 
-  private async searchOnce(spaceId: string, query: string, list: Pick<ListQueryDto, 'page' | 'limit'>, candidates: number): Promise<RankedPage> {
+  private async searchOnce(
+    spaceId: string,
+    query: string,
+    list: Pick<ListQueryDto, 'page' | 'limit'>,
+    candidates: number,
+    options: { rankedOnly?: boolean },
+  ): Promise<RankedPage> {
     const cursor = list.page ? decodeCursor(list.page, LIST, 5) : undefined;
     const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
     const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
@@ -113,7 +126,7 @@ export class SearchIndexRepository {
       (async (): Promise<{ hit: SearchHit; phase: 0 | 1 }[]> => {
         if (phase === 1) return (await fetchRest(lastId as string)).map((hit) => ({ hit, phase: 1 as const }));
         const ranked = (await fetchRanked()).map(({ pool, ...hit }) => ({ hit, pool, phase: 0 as const }));
-        if (ranked.length > list.limit) return ranked;
+        if (ranked.length > list.limit || options.rankedOnly) return ranked;
         // The candidates are used up: when the body matches filled the bound, other matches may follow.
         const poolFull = ranked.length > 0 ? ranked[0].pool >= bound : cursor !== undefined;
         if (!poolFull) return ranked;
