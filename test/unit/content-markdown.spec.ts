@@ -1,7 +1,3 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
-import { toJsonDocument } from '../../src/modules/content/markdown/json-document';
 import { markdownLinks, splitSections } from '../../src/modules/content/markdown/markdown';
 import { mapOutsideCode, withRelativeRefs } from '../../src/modules/content/markdown/markdown-refs';
 import { relativePath } from '../../src/modules/content/tree/slugs';
@@ -57,71 +53,5 @@ describe('withRelativeRefs', () => {
       '](/pages/a) ](/pages/) [](/pages/b)',
     ];
     for (const body of bodies) expect(withRelativeRefs(body, 'guide/install', (id) => paths[id])).toBe(lineByLine(body));
-  });
-});
-
-describe('toJsonDocument', () => {
-  const spec = JSON.parse(readFileSync(require.resolve('@gitbook/api/spec/openapi.json'), 'utf8'));
-  spec.$id = 'https://public.api/openapi.json';
-  const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { emoji: true, icon: true } });
-  addFormats(ajv);
-  ajv.addSchema(spec);
-  const validate = ajv.compile({ $ref: 'https://public.api/openapi.json#/components/schemas/JSONDocument' });
-
-  const markdown = [
-    '# Title',
-    'Some **bold**, *italic*, ~~gone~~ and `code` with a [page link](/pages/p1#anchor), a [file](/files/f1) and [out](https://example.com).',
-    '',
-    '![diagram](/files/f2)',
-    '',
-    '1. first',
-    '2. second',
-    '   - nested',
-    '',
-    '> quoted',
-    '>',
-    '> ```',
-    '> code in quote',
-    '> ```',
-    '',
-    '```ts',
-    'const a = 1;',
-    'const b = 2;',
-    '```',
-    '',
-    '---',
-    '',
-    '| a | b |',
-    '|---|---|',
-    '| 1 | 2 |',
-    '',
-    '#### Deep heading',
-  ].join('\n');
-
-  it('produces a document the public JSONDocument schema accepts', () => {
-    const document = toJsonDocument(markdown);
-    const valid = validate(document);
-    if (!valid) throw new Error(JSON.stringify(validate.errors?.slice(0, 5), null, 1));
-  });
-
-  it('maps each markdown construct to its block', () => {
-    const nodes = toJsonDocument(markdown).nodes as { type: string; data?: Record<string, unknown> }[];
-    expect(nodes.map((node) => node.type)).toEqual([
-      'heading-1',
-      'paragraph',
-      'images',
-      'list-ordered',
-      'blockquote',
-      'code',
-      'divider',
-      'paragraph',
-      'paragraph',
-      'heading-3',
-    ]);
-    expect(nodes[0].data).toEqual({ id: 'title' });
-    expect(nodes[5].data).toEqual({ syntax: 'ts' });
-    expect(JSON.stringify(nodes[1])).toContain('{"kind":"anchor","anchor":"anchor","page":"p1"}');
-    expect(JSON.stringify(nodes[1])).toContain('{"kind":"file","file":"f1"}');
-    expect(JSON.stringify(nodes[2])).toContain('{"ref":{"kind":"file","file":"f2"},"alt":"diagram"}');
   });
 });
