@@ -54,3 +54,12 @@ export function defineJob<Payload extends object>(spec: JobSpec): JobDefinition<
   if (!Number.isInteger(spec.retryDelaySeconds) || spec.retryDelaySeconds < 0) throw new Error(`Job ${spec.name}: retryDelaySeconds must be an integer >= 0`);
   return Object.freeze({ ...spec, deadLetter: deadLetterQueueOf(spec.name) });
 }
+
+/**
+ * A housekeeping job on a cron (purges, partition upkeep): sent by pg-boss's cron once across
+ * replicas, run by one worker at a time; `stately`, so one waiting while another is due is not queued
+ * twice; a failure is retried three times with backoff from a minute.
+ */
+export function defineMaintenanceJob(name: string, cron: string, expireInSeconds = 30 * 60): JobDefinition<Record<string, never>> {
+  return defineJob({ name, cron, policy: 'stately', retryLimit: 3, retryDelaySeconds: 60, retryBackoff: true, expireInSeconds, concurrency: 1 });
+}

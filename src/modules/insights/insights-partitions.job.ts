@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { defineJob } from '../../jobs/job-definition';
+import { defineMaintenanceJob } from '../../jobs/job-definition';
 import { JobsService } from '../../jobs/jobs.service';
 import { InsightsPartitionsService } from './insights-partitions.service';
 
@@ -8,16 +8,7 @@ import { InsightsPartitionsService } from './insights-partitions.service';
  * creates the months ahead and drops those past the retention. Idempotent, and serialised in
  * PostgreSQL by an advisory lock inside both functions.
  */
-export const MAINTAIN_INSIGHTS_PARTITIONS = defineJob<Record<string, never>>({
-  name: 'insights.maintain-partitions',
-  cron: '7 * * * *',
-  policy: 'stately',
-  retryLimit: 3,
-  retryDelaySeconds: 60,
-  retryBackoff: true,
-  expireInSeconds: 15 * 60,
-  concurrency: 1,
-});
+export const MAINTAIN_INSIGHTS_PARTITIONS = defineMaintenanceJob('insights.maintain-partitions', '7 * * * *', 15 * 60);
 
 @Injectable()
 export class InsightsPartitionsJob implements OnModuleInit {

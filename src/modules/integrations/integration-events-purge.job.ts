@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { defineJob } from '../../jobs/job-definition';
+import { defineMaintenanceJob } from '../../jobs/job-definition';
 import { JobsService } from '../../jobs/jobs.service';
 import { EventsService } from './events.service';
 
@@ -7,16 +7,7 @@ import { EventsService } from './events.service';
  * The purge of integration events past `INTEGRATION_EVENT_RETENTION_DAYS` (deliveries, renders,
  * public-endpoint calls and script fetches alike): every hour by pg-boss's cron, once across replicas.
  */
-export const PURGE_INTEGRATION_EVENTS = defineJob<Record<string, never>>({
-  name: 'integrations.purge-events',
-  cron: '17 * * * *',
-  policy: 'stately',
-  retryLimit: 3,
-  retryDelaySeconds: 60,
-  retryBackoff: true,
-  expireInSeconds: 30 * 60,
-  concurrency: 1,
-});
+export const PURGE_INTEGRATION_EVENTS = defineMaintenanceJob('integrations.purge-events', '17 * * * *');
 
 @Injectable()
 export class PurgeIntegrationEventsJob implements OnModuleInit {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { defineJob } from '../../jobs/job-definition';
+import { defineMaintenanceJob } from '../../jobs/job-definition';
 import { JobsService } from '../../jobs/jobs.service';
 import { SpaceRetentionService } from './space-retention.service';
 
@@ -8,16 +8,7 @@ import { SpaceRetentionService } from './space-retention.service';
  * across replicas) and run by one worker. `stately`: a purge waiting while another is due is not
  * queued twice. A failed purge is retried with backoff; the purge itself works in batches.
  */
-export const PURGE_DELETED_SPACES = defineJob<Record<string, never>>({
-  name: 'spaces.purge-deleted',
-  cron: '0 * * * *',
-  policy: 'stately',
-  retryLimit: 3,
-  retryDelaySeconds: 60,
-  retryBackoff: true,
-  expireInSeconds: 30 * 60,
-  concurrency: 1,
-});
+export const PURGE_DELETED_SPACES = defineMaintenanceJob('spaces.purge-deleted', '0 * * * *');
 
 @Injectable()
 export class SpaceRetentionJob implements OnModuleInit {

@@ -1,4 +1,4 @@
-import { defineJob } from '../../../jobs/job-definition';
+import { defineJob, defineMaintenanceJob } from '../../../jobs/job-definition';
 
 /**
  * Renders one change-request PDF (`change_request_pdf_renders` row) with pdfkit and stores the bytes.
@@ -14,16 +14,7 @@ export const RENDER_PDF = defineJob<{ renderId: string }>({
 });
 
 /** Renders are kept a day; a render still pending after an hour lost its job and goes too. */
-export const PURGE_PDF_RENDERS = defineJob<Record<string, never>>({
-  name: 'change-requests.purge-pdf-renders',
-  cron: '17 * * * *',
-  policy: 'stately',
-  retryLimit: 3,
-  retryDelaySeconds: 60,
-  retryBackoff: true,
-  expireInSeconds: 30 * 60,
-  concurrency: 1,
-});
+export const PURGE_PDF_RENDERS = defineMaintenanceJob('change-requests.purge-pdf-renders', '17 * * * *');
 
 export const PDF_RENDER_KEEP_MS = 24 * 60 * 60 * 1000;
 export const PDF_RENDER_STALE_MS = 60 * 60 * 1000;

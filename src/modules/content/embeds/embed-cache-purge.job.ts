@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { defineJob } from '../../../jobs/job-definition';
+import { defineMaintenanceJob } from '../../../jobs/job-definition';
 import { JobsService } from '../../../jobs/jobs.service';
 import { EmbedsRepository } from './embeds.repository';
 
@@ -7,16 +7,7 @@ import { EmbedsRepository } from './embeds.repository';
 export const EMBED_CACHE_KEEP_DAYS = 7;
 
 /** The daily purge of old embeds, so the cache holds the URLs readers still see, not every URL ever embedded. */
-export const PURGE_EMBED_CACHE = defineJob<Record<string, never>>({
-  name: 'content.purge-embed-cache',
-  cron: '41 3 * * *',
-  policy: 'stately',
-  retryLimit: 3,
-  retryDelaySeconds: 60,
-  retryBackoff: true,
-  expireInSeconds: 30 * 60,
-  concurrency: 1,
-});
+export const PURGE_EMBED_CACHE = defineMaintenanceJob('content.purge-embed-cache', '41 3 * * *');
 
 @Injectable()
 export class PurgeEmbedCacheJob implements OnModuleInit {
