@@ -1,4 +1,4 @@
-import { createOrganization, OrgFixture } from '../support/builders';
+import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createReaderSite, ReaderSite, visitorJwt } from '../support/published-builders';
 import { sitePath } from '../support/site-builders';
@@ -179,5 +179,34 @@ describe("a site token reads its site as the token's audience sees it", () => {
     expect(spacesOf(await search(staff, 'reference'))).toEqual([reader.spaces.api]);
     expect(spacesOf(await search(visitor, 'intro'))).toEqual([reader.spaces.guides]);
     expect(spacesOf(await search(staff, 'intro'))).toEqual([reader.spaces.guides, reader.spaces.legacy].sort());
+  });
+
+  it("getUserById: a reader sees the public profile of the site's organization's people, never an e-mail; anyone else is unknown", async () => {
+    const member = await addMember(t, org, 'read');
+    const outsider = await createUser(t);
+    const elsewhere = await createOrganization(t);
+    for (const user of [org.admin.user, member.user]) {
+      const res = await t.http
+        .get(`/v1/users/${user.id}`)
+        .set(...bearer(visitor))
+        .expect(200);
+      expectContract(res, 'getUserById');
+      expect(res.body).toEqual({
+        object: 'user',
+        id: user.id,
+        displayName: user.displayName,
+        ...(user.photoUrl ? { photoURL: user.photoUrl } : {}),
+        urls: { location: expect.stringMatching(new RegExp(`/v1/users/${user.id}$`)) },
+      });
+      // The same profile to a member of the organization carries the e-mail: the site token's lacks it on purpose.
+      const asMember = await t.http
+        .get(`/v1/users/${user.id}`)
+        .set(...org.admin.auth)
+        .expect(200);
+      expect(asMember.body.email).toBe(user.email);
+    }
+    for (const userId of [outsider.user.id, elsewhere.admin.user.id, 'no-such-user']) {
+      expectErrorEnvelope(await t.http.get(`/v1/users/${userId}`).set(...bearer(visitor)), 404);
+    }
   });
 });
