@@ -209,4 +209,38 @@ describe("a site token reads its site as the token's audience sees it", () => {
       expectErrorEnvelope(await t.http.get(`/v1/users/${userId}`).set(...bearer(visitor)), 404);
     }
   });
+
+  it("redirects lead a site token's audience only to what it is shown (getSiteRedirectBySource, and URL resolution)", async () => {
+    const destinations: Record<string, object> = {
+      '/to-api': { kind: 'site-section', siteSectionId: reader.sections.api },
+      '/to-legacy': { kind: 'site-space', siteSpaceId: reader.siteSpaces.legacy },
+      '/to-guides': { kind: 'site-space', siteSpaceId: reader.siteSpaces.guides },
+    };
+    for (const [source, destination] of Object.entries(destinations)) {
+      await t.http
+        .post(`${path}/redirects`)
+        .set(...org.admin.auth)
+        .send({ source, destination })
+        .expect(201);
+    }
+    // Expected, by source: [shown to a visitor without claims, shown to staff].
+    const expected: Record<string, [boolean, boolean]> = { '/to-api': [false, true], '/to-legacy': [false, true], '/to-guides': [true, true] };
+    for (const [source, [toVisitor, toStaff]] of Object.entries(expected)) {
+      for (const [who, token, claims, shown] of [
+        ['visitor', visitor, {}, toVisitor],
+        ['staff', staff, { staff: true }, toStaff],
+      ] as const) {
+        const where = `${who} ${source}`;
+        const res = await t.http.get(`${path}/redirect?source=${source}`).set(...bearer(token));
+        expect({ where, status: res.status }).toEqual({ where, status: shown ? 200 : 404 });
+        if (!shown) {
+          expectErrorEnvelope(res, 404);
+          expect(JSON.stringify(res.body)).not.toContain(reader.sections.api);
+        }
+        const resolved = await t.http.post('/v1/urls/published').send({ url: `${reader.base}${source}`, visitor: { jwtToken: await visitorJwt(key, claims) } });
+        expect({ where, status: resolved.status }).toEqual({ where, status: shown ? 200 : 404 });
+        if (shown) expect({ where, target: resolved.body.target }).toEqual({ where, target: 'content' });
+      }
+    }
+  });
 });

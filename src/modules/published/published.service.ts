@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
 import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
 import { publishedError } from './published.errors';
-import { locate } from './published-url';
+import { locate, segmentsOf } from './published-url';
 import { PublishedRepository } from './published.repository';
 import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
@@ -117,7 +117,7 @@ export class PublishedService {
 
     const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
     if (found) return found;
-    return this.redirectOr404(url, input.url, site.id, siteBase, segments);
+    return this.redirectOr404(url, input.url, site, siteBase, segments, claims);
   }
 
   /** The content at `segments` (below the site's base), a redirect to a level's own address, or null (nothing there). */
@@ -227,11 +227,35 @@ export class PublishedService {
   }
 
   /** Before a 404: the site's redirects (and the old paths of moved pages), when the redirects module provides them. */
-  private async redirectOr404(url: URL, asked: string, siteId: string, siteBase: string, segments: string[]): Promise<PublishedLookup> {
-    const match = await this.redirects?.match(siteId, `/${segments.join('/')}`);
+  private async redirectOr404(
+    url: URL,
+    asked: string,
+    site: SiteSnapshot,
+    siteBase: string,
+    segments: string[],
+    claims: VisitorClaims,
+  ): Promise<PublishedLookup> {
+    const match = await this.redirects?.match(site.id, `/${segments.join('/')}`);
     if (!match) throw notFound(asked);
-    if (match.external) return { target: 'external', site: siteId, redirect: match.location };
+    if (match.external) return { target: 'external', site: site.id, redirect: match.location };
+    // Only to what this visitor is shown: a redirect into a hidden section or site space would name it.
+    const target = segmentsOf(match.location.split(/[?#]/)[0]);
+    if (target === null || !(await this.leadsToContent(url, site, siteBase, target, claims))) throw notFound(asked);
     return this.contentRedirect(url, `${siteBase.replace(/\/$/, '')}${match.location}`);
+  }
+
+  /** Whether `segments` (below the site's base) walk to content this visitor is shown, through at most two level redirects. */
+  private async leadsToContent(url: URL, site: SiteSnapshot, siteBase: string, segments: string[], claims: VisitorClaims): Promise<boolean> {
+    let rest: string[] | null = segments;
+    for (let hop = 0; hop < 3 && rest !== null; hop++) {
+      if (rest[0]?.startsWith('~')) return false;
+      const found = await this.walk(url, site, siteBase, rest, claims);
+      if (found === null || 'apiToken' in found) return found !== null;
+      if (found.target !== 'content') return false;
+      const pathname = new URL(found.redirect).pathname;
+      rest = pathname.startsWith(siteBase) ? segmentsOf(pathname.slice(siteBase.length)) : null;
+    }
+    return false;
   }
 
   private contentRedirect(url: URL, path: string): PublishedRedirect {
