@@ -23,9 +23,10 @@ export interface ResolveInput {
   /**
    * Who may see a change request's preview (`…/~/changes/{id}/…`): a signed-in user, who must be able
    * to view the change request's space, or a site token issued for that very preview. Anonymous callers
-   * (and every other token) are never shown a draft: the preview URL is then unknown (404).
+   * (and every other token) are never shown a draft: the preview URL is then unknown (404). Called only
+   * for a preview URL, so an ordinary resolution never authenticates anyone.
    */
-  previewer?: Previewer;
+  previewer?: () => Promise<Previewer | undefined>;
 }
 
 /** A caller a preview may open for (see `ResolveInput.previewer`). */
@@ -128,7 +129,7 @@ export class PublishedService {
     segments: string[],
     claims: VisitorClaims,
     shareKey?: string,
-    previewer?: Previewer,
+    previewer?: () => Promise<Previewer | undefined>,
   ): Promise<PublishedLookup | null> {
     const levels = visibleLevels(site, claims);
     if (levels.length === 0) return null;
@@ -160,7 +161,7 @@ export class PublishedService {
     // (the renderer's own routes) are not published content.
     let preview: { id: string; revisionId: string } | null = null;
     if (rest[0] === '~' && rest[1] === 'changes' && rest.length >= 3) {
-      preview = await this.preview(site, row.spaceId, rest[2], previewer);
+      preview = await this.preview(site, row.spaceId, rest[2], await previewer?.());
       if (!preview) return null;
       rest = rest.slice(3);
     }

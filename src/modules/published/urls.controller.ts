@@ -12,9 +12,10 @@ import { PublishedService, type Previewer, type PublishedLookup } from './publis
 /**
  * URL resolution for readers' renderers. Anonymous (a reader has no API token; what a URL opens is
  * decided by the site's visibility: share keys, visitor JWTs), so a site token may call it too.
- * A bearer, when one is sent, only matters for a change request's preview (`…/~/changes/{id}/…`): a
- * user's token (who can view the space) or a site token issued for that preview opens it; any other
- * bearer, or a bad one, is ignored (the preview is then unknown, like any URL nothing serves).
+ * A bearer, when one is sent, only matters for a change request's preview (`…/~/changes/{id}/…`), and
+ * is read only when the URL walks to one: a user's token (who can view the space) or a site token
+ * issued for that preview opens it; any other bearer, or a bad one, is ignored (the preview is then
+ * unknown, like any URL nothing serves).
  */
 @ApiTags('urls')
 @Public()
@@ -46,7 +47,7 @@ export class UrlsController {
   @ApiNotFoundResponse({ description: 'No content found for the URL.' })
   async resolve(@Req() req: Request, @Body() dto: ResolveUrlDto): Promise<PublishedLookup> {
     return this.published.resolve({
-      previewer: await this.previewer(req),
+      previewer: () => this.previewer(req),
       url: dto.url,
       redirectOnError: dto.redirectOnError ?? false,
       jwtToken: dto.visitor?.jwtToken,
@@ -64,7 +65,7 @@ export class UrlsController {
       url: query.url,
       redirectOnError: query.redirectOnError ?? false,
       jwtToken: query.visitorAuthToken,
-      previewer: await this.previewer(req),
+      previewer: () => this.previewer(req),
     });
   }
 }
