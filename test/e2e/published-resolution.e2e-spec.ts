@@ -1,6 +1,7 @@
 import { GitBookAPI } from '@gitbook/api';
 import type { Response } from 'supertest';
-import { createOrganization, OrgFixture } from '../support/builders';
+import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { createChangeRequest } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { createReaderSite, ReaderSite, unsignedJwt, useTestRedirects, visitorJwt } from '../support/published-builders';
 import { sitePath } from '../support/site-builders';
@@ -321,5 +322,148 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
         .set(...org.admin.auth)
         .expect(200);
     }
+  });
+
+  /**
+   * Change-request previews (`…/~/changes/{id}/…`). Who may see one, as stated here: a signed-in user
+   * who can view the change request's space (a member, through the app), or a site token issued for
+   * that very preview (the renderer re-resolving with the token it holds). Anyone else (anonymous, an
+   * outsider, a plain site token, a preview token of another change request) gets the 404 of an unknown
+   * URL. Only a `draft` or `open` change request of the space the URL's level shows has a preview. The
+   * site's visibility applies first, to everyone.
+   */
+  describe('change-request previews', () => {
+    type Caller = 'anonymous' | 'admin' | 'reader member' | 'outsider' | 'plain site token' | 'preview token' | 'other preview token';
+    const auth = new Map<Caller, [string, string] | undefined>();
+    let reader: Reader;
+    let cr: { id: string; revision: string };
+    let other: { id: string; revision: string };
+    let apiCr: { id: string; revision: string };
+    let archived: { id: string };
+
+    const resolve = (caller: Caller, path: string, base = reader.base) => {
+      const req = t.http.post('/v1/urls/published');
+      const header = auth.get(caller);
+      return (header ? req.set(...header) : req).send({ url: `${base}/${path}` });
+    };
+    const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
+
+    beforeAll(async () => {
+      reader = sites.get('public')!;
+      const org = reader.org;
+      const draft = [
+        { pageId: 'intro-draft', title: 'Intro', slug: 'intro', markdown: '# Intro, revised\n' },
+        { pageId: 'draft-page', title: 'Draft page', slug: 'draft-page', markdown: '# Not published yet\n' },
+      ];
+      cr = await createChangeRequest(t, org, reader.spaces.guides, draft);
+      other = await createChangeRequest(t, org, reader.spaces.guides, draft);
+      apiCr = await createChangeRequest(t, org, reader.spaces.api, [{ pageId: 'ref2', title: 'Reference', slug: 'reference', markdown: '# Reference 2\n' }]);
+      archived = await createChangeRequest(t, org, reader.spaces.guides, draft);
+      await t.dataSource.query(`UPDATE change_requests SET status = 'archived' WHERE id = $1`, [archived.id]);
+      auth.set('anonymous', undefined);
+      auth.set('admin', org.admin.auth);
+      auth.set('reader member', (await addMember(t, org, 'read')).auth);
+      auth.set('outsider', (await createUser(t)).auth);
+      auth.set('plain site token', bearer((await resolve('anonymous', '').expect(200)).body.apiToken));
+      auth.set('preview token', bearer((await resolve('admin', `~/changes/${cr.id}/`).expect(200)).body.apiToken));
+      auth.set('other preview token', bearer((await resolve('admin', `~/changes/${other.id}/`).expect(200)).body.apiToken));
+    });
+
+    type Row = [Caller, () => string, { space: 'guides' | 'api'; cr: () => { id: string; revision: string }; pathname: string; basePath: () => string } | 404];
+    const ROWS: Row[] = [
+      ['anonymous', () => `~/changes/${cr.id}/draft-page`, 404],
+      ['admin', () => `~/changes/${cr.id}/draft-page`, { space: 'guides', cr: () => cr, pathname: 'draft-page', basePath: () => `~/changes/${cr.id}/` }],
+      ['admin', () => `~/changes/${cr.id}`, { space: 'guides', cr: () => cr, pathname: '', basePath: () => `~/changes/${cr.id}/` }],
+      ['reader member', () => `~/changes/${cr.id}/intro`, { space: 'guides', cr: () => cr, pathname: 'intro', basePath: () => `~/changes/${cr.id}/` }],
+      ['outsider', () => `~/changes/${cr.id}/draft-page`, 404],
+      ['plain site token', () => `~/changes/${cr.id}/draft-page`, 404],
+      [
+        'preview token',
+        () => `~/changes/${cr.id}/draft-page`,
+        { space: 'guides', cr: () => cr, pathname: 'draft-page', basePath: () => `~/changes/${cr.id}/` },
+      ],
+      ['preview token', () => `~/changes/${other.id}/draft-page`, 404],
+      ['other preview token', () => `~/changes/${cr.id}/draft-page`, 404],
+      // The draft page is not live: without the preview, it is an unknown path.
+      ['admin', () => 'draft-page', 404],
+      ['admin', () => `~/changes/${cr.id}/no/such/page`, 404],
+      ['admin', () => `~/changes/${archived.id}/intro`, 404],
+      ['admin', () => `~/changes/no-such-change-request/intro`, 404],
+      // A change request of another space: not under this level, under its own.
+      ['admin', () => `~/changes/${apiCr.id}/reference`, 404],
+      [
+        'admin',
+        () => `api/~/changes/${apiCr.id}/reference`,
+        { space: 'api', cr: () => apiCr, pathname: 'reference', basePath: () => `api/~/changes/${apiCr.id}/` },
+      ],
+      ['admin', () => `v1/~/changes/${cr.id}/intro`, 404],
+    ];
+
+    it('resolves a preview only for the callers allowed to see it, to the change request head', async () => {
+      for (const [caller, pathOf, expected] of ROWS) {
+        const path = pathOf();
+        const where = `${caller} × ${path}`;
+        const res = await resolve(caller, path);
+        expect({ where, status: res.status }).toEqual({ where, status: expected === 404 ? 404 : 200 });
+        if (expected === 404) {
+          expectErrorEnvelope(res, 404);
+          continue;
+        }
+        expectContract(res, 'resolvePublishedContentByUrl');
+        const siteBasePath = `/sites/${reader.orgHostname}/docs/`;
+        const { id, revision } = expected.cr();
+        expect({ where, body: { ...res.body, apiToken: typeof res.body.apiToken } }).toEqual({
+          where,
+          body: {
+            organization: reader.org.id,
+            site: reader.site.id,
+            siteSection: reader.sections[expected.space],
+            siteSpace: reader.siteSpaces[expected.space],
+            space: reader.spaces[expected.space],
+            revision,
+            changeRequest: id,
+            preview: true,
+            pathname: expected.pathname,
+            basePath: `${siteBasePath}${expected.basePath()}`,
+            siteBasePath,
+            canonicalUrl: `http://readers.test${siteBasePath}${expected.basePath()}${expected.pathname}`,
+            apiToken: 'string',
+            complete: true,
+          },
+        });
+        const payload = JSON.parse(Buffer.from(res.body.apiToken.split('.')[1], 'base64url').toString());
+        expectPublicSchema(payload, 'SiteAPIToken');
+        expect({ where, draft: payload.draft, changeRequest: payload.changeRequest }).toEqual({ where, draft: true, changeRequest: id });
+      }
+    });
+
+    it("the site's visibility applies to previews too", async () => {
+      const gated = sites.get('visitor-auth')!;
+      const crOf = await createChangeRequest(t, gated.org, gated.spaces.guides);
+      const url = `${gated.base}/~/changes/${crOf.id}/intro`;
+      expectErrorEnvelope(
+        await t.http
+          .post('/v1/urls/published')
+          .set(...gated.org.admin.auth)
+          .send({ url }),
+        401,
+      );
+      // The key as it is now (an earlier test regenerates it).
+      const key = (
+        await t.http
+          .get(`${sitePath(gated.org, gated.site.id)}/publishing/auth`)
+          .set(...gated.org.admin.auth)
+          .expect(200)
+      ).body.privateKey;
+      const jwt = await visitorJwt(key);
+      const res = await t.http
+        .post('/v1/urls/published')
+        .set(...gated.org.admin.auth)
+        .send({ url, visitor: { jwtToken: jwt } })
+        .expect(200);
+      expect(res.body).toMatchObject({ changeRequest: crOf.id, revision: crOf.revision, preview: true });
+      // The same visitor without a member's token: no preview.
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url, visitor: { jwtToken: jwt } }), 404);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { createOrganization, OrgFixture } from '../support/builders';
+import { createChangeRequest } from '../support/comment-builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { createReaderSite, ReaderSite } from '../support/published-builders';
 import { declaredRoutes, DeclaredRoute } from '../support/route-declarations';
@@ -164,5 +165,44 @@ describe('site-token matrix (every route, generated from the x-quire-site declar
     expectErrorEnvelope(await t.http.get(`/v1/spaces/${mine.spaces.guides}`).set('Authorization', `Bearer ${tampered}`), 401);
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
     expectErrorEnvelope(await t.http.get(`/v1/spaces/${mine.spaces.guides}`).set('Authorization', `Bearer ${none}x`), 401);
+  });
+
+  it('a draft is read only through the preview the token was issued for, while the change request is a draft or open', async () => {
+    const pages = [{ pageId: 'draft', title: 'Draft', slug: 'draft', markdown: '# Draft\n' }];
+    const cr = await createChangeRequest(t, mine.org, mine.spaces.guides, pages);
+    const other = await createChangeRequest(t, mine.org, mine.spaces.guides, pages);
+    const preview = (
+      await t.http
+        .post('/v1/urls/published')
+        .set(...mine.org.admin.auth)
+        .send({ url: `${mine.base}/~/changes/${cr.id}/draft` })
+        .expect(200)
+    ).body.apiToken as string;
+    const read = (path: string, bearer: string) => t.http.get(path).set('Authorization', `Bearer ${bearer}`);
+    const space = `/v1/spaces/${mine.spaces.guides}`;
+    const live = (await read(space, token).expect(200)).body.revision as string;
+    // Expected, row by row: [token, path, status].
+    const rows: [string, string, string, number][] = [
+      ['preview', preview, `${space}/change-requests/${cr.id}`, 200],
+      ['preview', preview, `${space}/revisions/${cr.revision}`, 200],
+      ['preview', preview, `${space}/revisions/${live}`, 200],
+      ['preview', preview, `${space}/change-requests/${other.id}`, 404],
+      ['preview', preview, `${space}/revisions/${other.revision}`, 404],
+      // Another space the site shows: live content only, never the change request.
+      ['preview', preview, `/v1/spaces/${mine.spaces.api}/change-requests/${cr.id}`, 404],
+      ['plain', token, `${space}/change-requests/${cr.id}`, 404],
+      ['plain', token, `${space}/revisions/${cr.revision}`, 404],
+      ['other site', otherToken, `${space}/revisions/${cr.revision}`, 404],
+    ];
+    for (const [name, bearer, path, status] of rows) {
+      const res = await read(path, bearer);
+      expect({ name, path, status: res.status }).toEqual({ name, path, status });
+      if (status === 404) expectErrorEnvelope(res, 404);
+    }
+    // Archived: the preview token reads nothing of it any more.
+    await t.dataSource.query(`UPDATE change_requests SET status = 'archived' WHERE id = $1`, [cr.id]);
+    expectErrorEnvelope(await read(`${space}/change-requests/${cr.id}`, preview), 404);
+    expectErrorEnvelope(await read(`${space}/revisions/${cr.revision}`, preview), 404);
+    await read(`${space}/revisions/${live}`, preview).expect(200);
   });
 });

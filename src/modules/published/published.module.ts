@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SitesModule } from '../sites/sites.module';
 import { PublishedRepository } from './published.repository';
@@ -18,7 +19,7 @@ import { UrlsController } from './urls.controller';
  * module (structure, share keys, the SITE_REDIRECTS port) and reads content only through its SQL.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SitePublishingAuth]), OrganizationsModule, SitesModule, SiteAuthModule],
+  imports: [TypeOrmModule.forFeature([SitePublishingAuth]), AccessModule, OrganizationsModule, SitesModule, SiteAuthModule],
   controllers: [UrlsController, PublishingAuthController],
   providers: [PublishedRepository, PublishedService, PublishingAuthService, { provide: APP_GUARD, useClass: SiteTokenGuard }],
 })

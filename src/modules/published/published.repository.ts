@@ -137,6 +137,19 @@ export class PublishedRepository {
     return rows.length > 0;
   }
 
+  /**
+   * A change request a preview may show: one of `spaceId` that is still `draft` or `open`, with its
+   * head revision now (null otherwise: merged, archived, unknown, another space's). Never memoized: a
+   * change request's head moves with every edit.
+   */
+  async previewable(changeRequestId: string, spaceId: string): Promise<{ id: string; revisionId: string } | null> {
+    const rows: { id: string; revision: string }[] = await this.dataSource.query(
+      `SELECT id, revision FROM change_requests WHERE id = $1 AND space_id = $2 AND status IN ('draft', 'open')`,
+      [changeRequestId, spaceId],
+    );
+    return rows.length > 0 ? { id: rows[0].id, revisionId: rows[0].revision } : null;
+  }
+
   /** The ciphertext is the key's stored form: decrypting it once per value is enough (a regenerated key is a new value). */
   private decrypted(stored: string): string {
     let plain = this.keys.get(stored);

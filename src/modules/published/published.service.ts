@@ -3,13 +3,16 @@ import { AppConfig } from '../../config/app-config';
 import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
 import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
 import { publishedError } from './published.errors';
-import { locate } from './published-url';
+import { locate, segmentsOf } from './published-url';
 import { PublishedRepository } from './published.repository';
 import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
 import { canonical, signSiteToken, type SiteTokenInput } from './site-auth/site-token';
 import { verifyVisitorJwt } from './site-auth/visitor-jwt';
 import { visibleLevels, visibleSpaceIds } from './visible-structure';
+import { SpaceAccessService } from '../access/space-access.service';
+import type { User } from '../users/user.entity';
+import type { SitePrincipal } from './site-auth/site-principal';
 
 /** What the caller asks to resolve (the body of `resolvePublishedContentByUrl`, or the deprecated query). */
 export interface ResolveInput {
@@ -17,7 +20,17 @@ export interface ResolveInput {
   redirectOnError: boolean;
   jwtToken?: string;
   unsignedClaims?: Record<string, unknown>;
+  /**
+   * Who may see a change request's preview (`…/~/changes/{id}/…`): a signed-in user, who must be able
+   * to view the change request's space, or a site token issued for that very preview. Anonymous callers
+   * (and every other token) are never shown a draft: the preview URL is then unknown (404). Called only
+   * for a preview URL, so an ordinary resolution never authenticates anyone.
+   */
+  previewer?: () => Promise<Previewer | undefined>;
 }
+
+/** A caller a preview may open for (see `ResolveInput.previewer`). */
+export type Previewer = { user: User } | { siteToken: SitePrincipal };
 
 /** The public `PublishedContentRedirect`. */
 export type PublishedRedirect = { target: 'application' | 'content'; redirect: string } | { target: 'external'; site: string; redirect: string };
@@ -38,6 +51,9 @@ export interface PublishedContent {
   complete: boolean;
   shareKey?: string;
   noIndex?: boolean;
+  /** A change request's preview: its id, and `preview: true` (`revision` is then its head revision). */
+  changeRequest?: string;
+  preview?: boolean;
 }
 
 export type PublishedLookup = PublishedContent | PublishedRedirect;
@@ -61,6 +77,7 @@ export class PublishedService {
     private readonly config: AppConfig,
     private readonly repository: PublishedRepository,
     private readonly keys: SiteTokenKeys,
+    private readonly access: SpaceAccessService,
     @Optional() @Inject(SITE_REDIRECTS) private readonly redirects?: SiteRedirectsSource,
   ) {}
 
@@ -99,9 +116,9 @@ export class PublishedService {
     }
     const claims = visitorClaims(site.adaptiveSchema, signed, input.unsignedClaims ?? null);
 
-    const found = await this.walk(url, site, siteBase, segments, claims, shareKey);
+    const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
     if (found) return found;
-    return this.redirectOr404(url, input.url, site.id, siteBase, segments);
+    return this.redirectOr404(url, input.url, site, siteBase, segments, claims);
   }
 
   /** The content at `segments` (below the site's base), a redirect to a level's own address, or null (nothing there). */
@@ -112,6 +129,7 @@ export class PublishedService {
     segments: string[],
     claims: VisitorClaims,
     shareKey?: string,
+    previewer?: () => Promise<Previewer | undefined>,
   ): Promise<PublishedLookup | null> {
     const levels = visibleLevels(site, claims);
     if (levels.length === 0) return null;
@@ -139,12 +157,21 @@ export class PublishedService {
         rest = rest.slice(1);
       }
     }
-    // `~` paths (change-request previews, the renderer's own routes) are not published content.
+    // `~/changes/{id}/…`: a change request's preview, for a caller allowed to see it. Other `~` paths
+    // (the renderer's own routes) are not published content.
+    let preview: { id: string; revisionId: string } | null = null;
+    if (rest[0] === '~' && rest[1] === 'changes' && rest.length >= 3) {
+      preview = await this.preview(site, row.spaceId, rest[2], await previewer?.());
+      if (!preview) return null;
+      rest = rest.slice(3);
+    }
     if (rest[0]?.startsWith('~')) return null;
+    const revisionId = preview?.revisionId ?? row.revisionId;
     const pathname = rest.join('/');
-    if (pathname !== '' && !(await this.repository.pageExists(row.revisionId, pathname))) return null;
+    if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) return null;
 
-    const basePath = `${siteBase}${sectionPrefix}${spacePrefix}`;
+    const previewPrefix = preview ? `~/changes/${encodeURIComponent(preview.id)}/` : '';
+    const basePath = `${siteBase}${sectionPrefix}${spacePrefix}${previewPrefix}`;
     const encoded = rest.map(encodeURIComponent).join('/');
     const content: PublishedContent = {
       organization: site.organizationId,
@@ -152,7 +179,8 @@ export class PublishedService {
       ...(level.section ? { siteSection: level.section.id } : {}),
       siteSpace: row.id,
       space: row.spaceId,
-      revision: row.revisionId,
+      revision: revisionId,
+      ...(preview ? { changeRequest: preview.id, preview: true } : {}),
       pathname: encoded,
       basePath,
       siteBasePath: siteBase,
@@ -165,6 +193,7 @@ export class PublishedService {
         spaceId: row.spaceId,
         spaces: visibleSpaceIds(levels),
         claims,
+        changeRequestId: preview?.id,
       }),
       complete: true,
     };
@@ -173,12 +202,61 @@ export class PublishedService {
     return content;
   }
 
+  /**
+   * The change request `changeRequestId` of `spaceId` when `previewer` may see its preview on `site`:
+   * a site token issued for this preview (same site, same change request), or a user who can view
+   * the space. The change request must still be a draft or open. Null otherwise (the URL is then 404).
+   */
+  private async preview(
+    site: SiteSnapshot,
+    spaceId: string,
+    changeRequestId: string,
+    previewer?: Previewer,
+  ): Promise<{ id: string; revisionId: string } | null> {
+    if (!previewer) return null;
+    if ('siteToken' in previewer) {
+      const token = previewer.siteToken;
+      if (token.siteId !== site.id || token.changeRequestId !== changeRequestId || token.spaceId !== spaceId) return null;
+    } else {
+      const allowed = await this.access.resolve(previewer.user, spaceId).then(
+        (access) => access.permissions.view && access.space.organizationId === site.organizationId,
+        () => false,
+      );
+      if (!allowed) return null;
+    }
+    return this.repository.previewable(changeRequestId, spaceId);
+  }
+
   /** Before a 404: the site's redirects (and the old paths of moved pages), when the redirects module provides them. */
-  private async redirectOr404(url: URL, asked: string, siteId: string, siteBase: string, segments: string[]): Promise<PublishedLookup> {
-    const match = await this.redirects?.match(siteId, `/${segments.join('/')}`);
+  private async redirectOr404(
+    url: URL,
+    asked: string,
+    site: SiteSnapshot,
+    siteBase: string,
+    segments: string[],
+    claims: VisitorClaims,
+  ): Promise<PublishedLookup> {
+    const match = await this.redirects?.match(site.id, `/${segments.join('/')}`);
     if (!match) throw notFound(asked);
-    if (match.external) return { target: 'external', site: siteId, redirect: match.location };
+    if (match.external) return { target: 'external', site: site.id, redirect: match.location };
+    // Only to what this visitor is shown: a redirect into a hidden section or site space would name it.
+    const target = segmentsOf(match.location.split(/[?#]/)[0]);
+    if (target === null || !(await this.leadsToContent(url, site, siteBase, target, claims))) throw notFound(asked);
     return this.contentRedirect(url, `${siteBase.replace(/\/$/, '')}${match.location}`);
+  }
+
+  /** Whether `segments` (below the site's base) walk to content this visitor is shown, through at most two level redirects. */
+  private async leadsToContent(url: URL, site: SiteSnapshot, siteBase: string, segments: string[], claims: VisitorClaims): Promise<boolean> {
+    let rest: string[] | null = segments;
+    for (let hop = 0; hop < 3 && rest !== null; hop++) {
+      if (rest[0]?.startsWith('~')) return false;
+      const found = await this.walk(url, site, siteBase, rest, claims);
+      if (found === null || 'apiToken' in found) return found !== null;
+      if (found.target !== 'content') return false;
+      const pathname = new URL(found.redirect).pathname;
+      rest = pathname.startsWith(siteBase) ? segmentsOf(pathname.slice(siteBase.length)) : null;
+    }
+    return false;
   }
 
   private contentRedirect(url: URL, path: string): PublishedRedirect {
@@ -187,7 +265,16 @@ export class PublishedService {
 
   private async token(input: SiteTokenInput): Promise<string> {
     const day = Math.floor(Date.now() / 86_400_000);
-    const memoKey = JSON.stringify([day, input.siteId, input.siteSectionId, input.siteSpaceId, input.spaceId, input.spaces, canonical(input.claims)]);
+    const memoKey = JSON.stringify([
+      day,
+      input.siteId,
+      input.siteSectionId,
+      input.siteSpaceId,
+      input.spaceId,
+      input.spaces,
+      canonical(input.claims),
+      input.changeRequestId ?? null,
+    ]);
     let token = this.tokens.get(memoKey);
     if (token === undefined) {
       token = await signSiteToken(input, await this.keys.get());

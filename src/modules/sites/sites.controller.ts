@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenOwnSite } from '../../common/access/site-access';
 import { CurrentUser } from '../../common/auth/current-user.decorator';
@@ -152,8 +152,15 @@ export class SitesController {
   @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'getPublishedContentSite', summary: 'What a renderer needs to serve the site' })
   @ApiOkResponse({ schema: publicSchema('PublishedContentSite') })
-  async published(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ShareKeyQueryDto) {
-    const view = await this.sites.published(user, caller, siteId, query.shareKey);
+  async published(
+    @Req() req: Request,
+    @CurrentUser() user: User,
+    @CurrentMembership() caller: Membership,
+    @Param('siteId') siteId: string,
+    @Query() query: ShareKeyQueryDto,
+  ) {
+    // A site token sees what its site shows its visitor audience; a member sees the whole structure.
+    const view = await this.sites.published(user, caller, siteId, query.shareKey, req.sitePrincipal?.claims ?? null);
     const context = { ...view, config: this.config };
     return {
       object: 'published-content-site',

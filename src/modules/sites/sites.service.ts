@@ -10,7 +10,8 @@ import type { Membership } from '../organizations/membership.entity';
 import { Space } from '../space-model/space.entity';
 import { SpacesService } from '../spaces/spaces.service';
 import type { User } from '../users/user.entity';
-import { adaptiveSchemaProblem, EMPTY_ADAPTIVE_SCHEMA, JsonObject, templateConditions } from './adaptive-content';
+import { adaptiveSchemaProblem, EMPTY_ADAPTIVE_SCHEMA, JsonObject, templateConditions, type VisitorClaims } from './adaptive-content';
+import { siteSpaceCount, structureForAudience } from './audience-structure';
 import { CreateShareLinkDto, CreateSiteDto, ListShareLinksQueryDto, ListSitesQueryDto, UpdateShareLinkDto, UpdateSiteDto } from './dto/site.dto';
 import { customizationProblem, mergeSettings, Settings, siteCustomization, siteSpaceCustomization } from './site-customization';
 import { SiteSpace } from './site-space.entity';
@@ -263,10 +264,19 @@ export class SitesService {
   // --- published profile -----------------------------------------------------------------------------------
 
   /** What a renderer needs to serve the site: the site, its structure, customizations and integration scripts. */
-  async published(user: User, caller: Membership, siteId: string, shareKey?: string): Promise<SiteView<PublishedRow>> {
+  /**
+   * `getPublishedContentSite`. `claims`: the visitor's, when the caller reads as a visitor (a site API
+   * token): the structure, its customizations and the site's count of site spaces then hold only what
+   * the site shows that audience (`structureForAudience`). Null for a member, who sees it all.
+   */
+  async published(user: User, caller: Membership, siteId: string, shareKey?: string, claims: VisitorClaims | null = null): Promise<SiteView<PublishedRow>> {
     await this.writes.read(caller, siteId);
-    const row = await this.row(caller, siteId);
-    const structure = await this.structure.structure(row.site);
+    let row = await this.row(caller, siteId);
+    let structure = await this.structure.structure(row.site);
+    if (claims !== null) {
+      structure = structureForAudience(structure, claims);
+      row = { ...row, siteSpaces: siteSpaceCount(structure) };
+    }
     const shown = spacesOf(structure);
     const siteSpaceIds =
       structure.type === 'siteSpaces'

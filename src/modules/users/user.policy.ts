@@ -12,3 +12,6 @@ export type EmailVisibility = ReadonlySet<string>;
 
 /** The caller reading their own profile. */
 export const ownEmail = (userId: string): EmailVisibility => new Set([userId]);
+
+/** A caller who sees no one's e-mail (a site API token: a reader of a published site). */
+export const NO_EMAILS: EmailVisibility = new Set<string>();

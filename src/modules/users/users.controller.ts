@@ -1,4 +1,5 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Param, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenUnscoped } from '../../common/access/site-access';
@@ -7,7 +8,7 @@ import { publicSchema } from '../../common/openapi/public-schema';
 import { AppConfig } from '../../config/app-config';
 import { presentUser, UserJson } from './user.presenter';
 import { User } from './user.entity';
-import { ownEmail } from './user.policy';
+import { NO_EMAILS, ownEmail } from './user.policy';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -32,7 +33,10 @@ export class UsersController {
   @SiteTokenUnscoped()
   @ApiOperation({ operationId: 'getUserById', summary: 'Get a user who shares an organization with the caller' })
   @ApiOkResponse({ schema: publicSchema('User') })
-  async getUserById(@CurrentUser() viewer: User, @Param('userId') userId: string): Promise<UserJson> {
+  async getUserById(@Req() req: Request, @CurrentUser() viewer: User, @Param('userId') userId: string): Promise<UserJson> {
+    // A site token (a reader of a published site): the public profile of someone of the site's organization, never an e-mail.
+    const reader = req.sitePrincipal;
+    if (reader) return presentUser(await this.users.getForSiteReader(reader.organizationId, userId), this.config, NO_EMAILS);
     const user = await this.users.getVisible(viewer, userId);
     return presentUser(user, this.config, await this.users.emailVisibility(viewer.id, [user.id]));
   }

@@ -34,6 +34,15 @@ export class UsersRepository {
       .getOne();
   }
 
+  /** `userId` when they belong to `organizationId` (any membership, a guest's too), else null. */
+  findMemberOf(organizationId: string, userId: string): Promise<User | null> {
+    return this.dataSource.manager
+      .createQueryBuilder(User, 'u')
+      .where('u.id = :userId', { userId })
+      .andWhere('EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.organization_id = :organizationId)', { organizationId })
+      .getOne();
+  }
+
   /**
    * Of `userIds`, those whose e-mail `viewerId` may see (the rule of user.policy.ts): the viewer
    * themselves, and users sharing an organization in which the viewer is an enabled, non-guest member.

@@ -28,6 +28,17 @@ export class UsersService {
     return user;
   }
 
+  /**
+   * What a site API token (a reader of a published site) may see of a user: someone of the site's
+   * organization (a member or a guest: whoever can have edited what the site shows, whose name and photo
+   * the renderer shows as "last edited by"); anyone else is unknown (404).
+   */
+  async getForSiteReader(organizationId: string, userId: string): Promise<User> {
+    const user = await this.users.findMemberOf(organizationId, userId);
+    if (!user) throw userError('user.not_found', `User ${userId} not found`);
+    return user;
+  }
+
   /** The users among `userIds` whose e-mail `viewerId` may see (user.policy.ts), in one query. */
   emailVisibility(viewerId: string, userIds: string[]): Promise<EmailVisibility> {
     return this.users.emailVisibleTo(viewerId, userIds);

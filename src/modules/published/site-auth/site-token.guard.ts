@@ -81,9 +81,13 @@ export class SiteTokenGuard implements CanActivate {
     if (!shown.includes(spaceId)) throw notFound(`Space ${spaceId}`);
     const space = await this.dataSource.manager.findOneBy(Space, { id: spaceId });
     if (!space || space.deletedAt !== null || space.organizationId !== principal.organizationId) throw notFound(`Space ${spaceId}`);
-    if (params.changeRequestId !== undefined && params.changeRequestId !== principal.changeRequestId)
+    // A draft only through the preview the token was issued for: its change request, in its space, while
+    // still a draft or open, and no revision but the space's live one or that change request's head now.
+    const preview =
+      principal.changeRequestId !== undefined && spaceId === principal.spaceId ? await this.repository.previewable(principal.changeRequestId, spaceId) : null;
+    if (params.changeRequestId !== undefined && (preview === null || params.changeRequestId !== preview.id))
       throw notFound(`Change request ${params.changeRequestId}`);
-    if (params.revisionId !== undefined && principal.changeRequestId === undefined && params.revisionId !== space.revisionId) {
+    if (params.revisionId !== undefined && params.revisionId !== space.revisionId && params.revisionId !== preview?.revisionId) {
       throw notFound(`Revision ${params.revisionId}`);
     }
     request.spaceAccess = { space, level: 'read', permissions: spacePermissions('read', space), organizationRole: null };

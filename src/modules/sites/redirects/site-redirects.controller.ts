@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { NotForScripts } from '../../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenOwnSite } from '../../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../../common/openapi/public-schema';
@@ -92,7 +92,8 @@ export class SiteRedirectsController {
   @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'getSiteRedirectBySource', summary: 'The live redirect matching a path, and where it leads' })
   @ApiOkResponse({ description: '{ redirect: SiteRedirect, target }' })
-  async bySource(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: SiteRedirectBySourceQueryDto) {
-    return presentRedirectTarget(await this.redirects.bySource(caller, siteId, query.source), this.config);
+  async bySource(@Req() req: Request, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: SiteRedirectBySourceQueryDto) {
+    // A site token is told only of redirects to what its audience is shown.
+    return presentRedirectTarget(await this.redirects.bySource(caller, siteId, query.source, req.sitePrincipal?.claims ?? null), this.config);
   }
 }

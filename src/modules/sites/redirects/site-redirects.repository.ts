@@ -88,6 +88,33 @@ export class SiteRedirectsRepository {
     return rows[0]?.path ?? null;
   }
 
+  /**
+   * The conditions a visitor must meet to be shown a site section (its own, and each of its site
+   * spaces': it is shown when its own holds and one of theirs does), or a site space (its own and its
+   * section's, both must hold). Null: no such item on the site.
+   */
+  async conditionsOf(
+    siteId: string,
+    item: { siteSectionId: string } | { siteSpaceId: string },
+  ): Promise<{ all: (string | null)[]; any: (string | null)[] } | null> {
+    if ('siteSectionId' in item) {
+      const rows: { section: string | null; space: string | null }[] = await this.dataSource.query(
+        `SELECT c.condition AS section, ss.condition AS space
+           FROM site_sections c LEFT JOIN site_spaces ss ON ss.section_id = c.id AND ss.site_id = c.site_id
+          WHERE c.site_id = $1 AND c.id = $2`,
+        [siteId, item.siteSectionId],
+      );
+      return rows.length === 0 ? null : { all: [rows[0].section], any: rows.map((row) => row.space) };
+    }
+    const rows: { section: string | null; space: string | null }[] = await this.dataSource.query(
+      `SELECT c.condition AS section, ss.condition AS space
+         FROM site_spaces ss LEFT JOIN site_sections c ON c.id = ss.section_id
+        WHERE ss.site_id = $1 AND ss.id = $2`,
+      [siteId, item.siteSpaceId],
+    );
+    return rows.length === 0 ? null : { all: [rows[0].section, rows[0].space], any: [null] };
+  }
+
   /** The path of a page in a revision (null: no such page). */
   async pagePath(revisionId: string, pageId: string, em: EntityManager = this.dataSource.manager): Promise<string | null> {
     const rows: { path: string | null }[] = await em.query(`SELECT path FROM revision_pages WHERE revision_id = $1 AND page_id = $2`, [revisionId, pageId]);

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { newId } from '../../../common/ids';
 import type { Page } from '../../../common/pagination/paginate';
 import type { Membership } from '../../organizations/membership.entity';
+import { conditionHolds, type VisitorClaims } from '../adaptive-content';
 import type { SiteRedirectMatch, SiteRedirectsSource } from '../site-redirects.port';
 import type { Site } from '../site.entity';
 import { SiteWrites } from '../site-writes';
@@ -162,11 +163,34 @@ export class SiteRedirectsService implements SiteRedirectsSource {
   }
 
   /** `getSiteRedirectBySource`: the live redirect that matches `source` and where it leads (404 when none, or when its destination is gone). */
-  async bySource(caller: Membership, siteId: string, source: string): Promise<{ site: Site; redirect: SiteRedirect; location: string; external: boolean }> {
+  /**
+   * `getSiteRedirectBySource`. `claims`: the visitor's, when the caller reads as a visitor (a site API
+   * token): a redirect whose destination the site hides from them (a section or site space whose
+   * condition is false) is unknown to them, as what it leads to is.
+   */
+  async bySource(
+    caller: Membership,
+    siteId: string,
+    source: string,
+    claims: VisitorClaims | null = null,
+  ): Promise<{ site: Site; redirect: SiteRedirect; location: string; external: boolean }> {
     const site = await this.writes.read(caller, siteId);
     const found = await this.resolveRedirect(site.id, source);
-    if (!found) throw siteRedirectError('site_redirect.not_found', `No redirect from ${source} on site ${site.id}`);
+    if (!found || (claims !== null && !(await this.shownTo(site.id, found.redirect.destination, claims)))) {
+      throw siteRedirectError('site_redirect.not_found', `No redirect from ${source} on site ${site.id}`);
+    }
     return { site, ...found };
+  }
+
+  /** Whether a destination is shown to a visitor with `claims` (an external URL always is). */
+  private async shownTo(siteId: string, destination: SiteRedirectDestination, claims: VisitorClaims): Promise<boolean> {
+    if (destination.kind === 'external') return true;
+    const conditions = await this.redirects.conditionsOf(
+      siteId,
+      destination.kind === 'site-section' ? { siteSectionId: destination.siteSectionId } : { siteSpaceId: destination.siteSpaceId },
+    );
+    if (!conditions) return false;
+    return conditions.all.every((condition) => conditionHolds(condition, claims)) && conditions.any.some((condition) => conditionHolds(condition, claims));
   }
 
   /** The port (`SITE_REDIRECTS`): a live redirect of the site, else a moved page; null when neither. */
