@@ -36,15 +36,16 @@ function textPool(): WorkerPool<TextJob, TextJobAnswer> {
     size: TEXT_WORKERS,
     timeoutMs: TEXT_JOB_TIMEOUT_MS,
     heapMb: 1024,
-    timeoutError: (job) =>
-      contentError(
-        'content.text_time_limit',
-        `${job.kind === 'markdown' ? 'markdown' : 'html'}: reading the text took longer than the ${TEXT_JOB_TIMEOUT_MS / 1000} s limit`,
-      ),
+    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' ? 'markdown' : 'html'),
     invalidError: (message) => new PageTooDeepError(message),
     describe,
   });
   return pool;
+}
+
+/** The refusal of a text job past TEXT_JOB_TIMEOUT_MS: 422 `content.text_time_limit`, naming the limit. */
+export function textTimeLimitError(what: 'markdown' | 'html'): Error {
+  return contentError('content.text_time_limit', `${what}: reading the text took longer than the ${TEXT_JOB_TIMEOUT_MS / 1000} s limit`);
 }
 
 /** Workers started and jobs waiting (for tests and the bench). */
