@@ -179,6 +179,36 @@ describe('change requests (authoring, content, update, merge, PDF)', () => {
       expect((await admin().get(`/v1/spaces/${space.id}/search?query=installation`).expect(200)).body.items.length).toBeGreaterThan(0);
     });
 
+    it('derives the links and search sections of a large body (parsed in the worker pool) as of a small one', async () => {
+      const space = await createSpace(t, org);
+      const cr = await newChangeRequest(space.id, editor);
+      // Past TEXT_WORKER_MIN_LENGTH (16 KB): its links and sections come from the text worker pool.
+      const filler = 'Plain words with *emphasis* and `code` in a long paragraph. '.repeat(400);
+      const large = `# Big\n\n${filler}\n\nSee [the target](./target.md) and ![logo](./logo.png).\n\n## Wombatsection\n\nnumbatword lives here.\n`;
+      expect(large.length).toBeGreaterThan(16 * 1024);
+      const res = await changes(
+        cr.url,
+        [
+          { operation: 'insert_files', files: [{ ref: 'logo.png', name: 'logo.png', contentType: 'image/png', base64: PNG }] },
+          { operation: 'insert_page', ref: 'big', document: { markdown: large } },
+          { operation: 'insert_page', ref: 'target', title: 'Target', slug: 'target', document: { markdown: 'Small.' } },
+        ],
+        editor,
+        '?compat=false',
+      ).expect(200);
+      const [big, target] = res.body.changes.map((change: { page: { id: string } }) => change.page.id);
+      const fileId = res.body.insertedFiles[0].id;
+      const links = await as(reader).get(`${cr.url}/content/page/${big}/links`).expect(200);
+      expect(links.body.items.map((link: { status: string }) => link.status)).toEqual(['in-app', 'in-app']);
+      expect((await as(reader).get(`${cr.url}/content/page/${target}/backlinks`).expect(200)).body.items).toHaveLength(1);
+      expect((await as(reader).get(`${cr.url}/content/files/${fileId}/backlinks`).expect(200)).body.items).toHaveLength(1);
+
+      await admin().post(`${cr.url}/merge`).expect(200);
+      const found = (await admin().get(`/v1/spaces/${space.id}/search?query=numbatword`).expect(200)).body.items;
+      expect(found.map((item: { id: string }) => item.id)).toEqual([big]);
+      expect(JSON.stringify(found[0])).toContain('wombatsection');
+    });
+
     it('refuses an invalid batch with 400 naming the change, and writes nothing', async () => {
       const space = await createSpace(t, org);
       const cr = await newChangeRequest(space.id);

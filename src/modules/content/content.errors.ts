@@ -10,7 +10,8 @@ export type ContentErrorCode =
   | 'content.invalid_pages'
   | 'content.import_bad_url'
   | 'content.file_url_invalid'
-  | 'content.file_url_expired';
+  | 'content.file_url_expired'
+  | 'content.text_time_limit';
 
 /** The error to throw for a broken rule of the content module: `throw contentError('content.page_not_found', message)`. */
 export const contentError = (code: ContentErrorCode, message: string) => new DomainError(code, message);

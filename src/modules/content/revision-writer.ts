@@ -7,6 +7,7 @@ import { ContentDocument } from './document.entity';
 import { copyRows, jsonb, textArray } from './copy-rows';
 import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
+import { prepareMarkdown } from './text-work/text-workers';
 import { RevisionFile } from './revision-file.entity';
 import { ComputedSource, RevisionPage } from './revision-page.entity';
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
@@ -112,6 +113,8 @@ export class RevisionWriter {
     const keys = deriveTreeKeys(draft.pages);
 
     const markdownById = this.hashBodies(draft.pages);
+    // Links and search sections of large bodies, derived in the worker pool (422 past its time limit).
+    await prepareMarkdown(markdownById.values());
     // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
     const poolSize = Number((this.dataSource.options.extra as { max?: number } | undefined)?.max ?? 10);
     const helpers = Math.min(PRESTORE_CONNECTIONS, poolSize - 1, Math.ceil(markdownById.size / PRESTORE_CHUNK));
@@ -195,6 +198,7 @@ export class RevisionWriter {
    */
   async storeContent(pages: DraftPage[], files: DraftFile[], em: EntityManager): Promise<Map<string, string>> {
     const markdownById = this.hashBodies(pages);
+    await prepareMarkdown(markdownById.values());
     await this.storeDocuments(markdownById, em);
     for (const file of files) if (file.data) file.blobId = await this.storeBlob(file.data, em);
     return markdownById;

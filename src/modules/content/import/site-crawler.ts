@@ -2,7 +2,9 @@ import { imageSize } from 'image-size';
 import robotsParser from 'robots-parser';
 import { OutboundError } from '../../../common/outbound/outbound-error';
 import { OutboundHttpClient, OutboundResponse } from '../../../common/outbound/outbound-http.client';
-import { ExtractedPage, extractPage, PageTooDeepError } from './html-extract';
+import { DomainError } from '../../../common/errors/domain-error';
+import { extractPageOffLoop } from '../text-work/text-workers';
+import { ExtractedPage, PageTooDeepError } from './html-extract';
 import { mapPool } from './pool';
 import { ImportScope, inScope, normalizePageUrl, scopeOf } from './site-scope';
 
@@ -76,7 +78,7 @@ export class SiteCrawler {
     const scope = scopeOf(new URL(start.url));
     let extracted: ExtractedPage;
     try {
-      extracted = extractPage(start.body.toString('utf8'), start.url);
+      extracted = await extractPageOffLoop(start.body.toString('utf8'), start.url);
     } catch (error) {
       if (error instanceof PageTooDeepError) throw new StartPageError(error.message);
       throw error;
@@ -174,9 +176,11 @@ export class SiteCrawler {
       const response = await this.get(url, 'text/html,application/xhtml+xml', MAX_PAGE_BYTES);
       const key = normalizePageUrl(response.url);
       if (response.status >= 400 || !HTML.has(response.contentType) || !key || !inScope(key, scope)) return null;
-      return { url: key, extracted: extractPage(response.body.toString('utf8'), response.url) };
+      return { url: key, extracted: await extractPageOffLoop(response.body.toString('utf8'), response.url) };
     } catch (error) {
-      if (error instanceof OutboundError || error instanceof PageTooDeepError) return null;
+      // A page too deep or too slow to read is skipped (the start page's refuses the import).
+      if (error instanceof OutboundError || error instanceof PageTooDeepError || (error instanceof DomainError && error.code === 'content.text_time_limit'))
+        return null;
       throw error;
     }
   }

@@ -9,17 +9,17 @@ import { User } from '../../users/user.entity';
 import { CONTENT_POLICY } from '../content.policy';
 import { ContentRepository } from '../content.repository';
 import { ImportContentDto } from '../dto/import-content.dto';
-import { fileRef, pageRef } from '../markdown/markdown';
 import { documentPage, DraftFile, DraftPage, RevisionWriter } from '../revision-writer';
-import { htmlToMarkdown } from './html-to-markdown';
 import { CrawlResult, SiteCrawler, StartPageError } from './site-crawler';
-import { inScope, normalizePageUrl, planTree, spacePathOf } from './site-scope';
+import { convertPageOffLoop } from '../text-work/text-workers';
+import type { ImportLinkMap } from '../text-work/text.worker';
+import { planTree } from './site-scope';
 import { contentError } from '../content.errors';
 
 /** A crawled and converted site, ready to be written into any revision (see `prepare`). */
 export interface PreparedImport {
   crawl: CrawlResult;
-  converted: ReturnType<WebsiteImportService['convert']>;
+  converted: Awaited<ReturnType<WebsiteImportService['convert']>>;
 }
 
 export interface ImportResult {
@@ -54,7 +54,7 @@ export class WebsiteImportService {
     const spaceId = access.space.id;
     const started = Date.now();
     const crawl = await this.crawl(spaceId, dto.url);
-    const converted = this.convert(crawl);
+    const converted = await this.convert(crawl);
     // The space may have been locked (or the caller's rights changed) while the site was crawled: the unit of work checks again.
     const result = await this.spaceWrites.run(spaceId, user, CONTENT_POLICY.import, (write) => this.write(user, write, crawl, converted));
     this.logger.log(
@@ -67,7 +67,7 @@ export class WebsiteImportService {
   /** Crawls and converts a site, outside any transaction, for a write into another line of revisions (a change request). */
   async prepare(spaceId: string, dto: ImportContentDto): Promise<PreparedImport> {
     const crawl = await this.crawl(spaceId, dto.url);
-    return { crawl, converted: this.convert(crawl) };
+    return { crawl, converted: await this.convert(crawl) };
   }
 
   /**
@@ -91,30 +91,22 @@ export class WebsiteImportService {
     }
   }
 
-  /** Ids for every imported page and image, and each page's markdown pointing at them. */
-  private convert(crawl: CrawlResult) {
+  /** Ids for every imported page and image, and each page's markdown pointing at them (converted in the worker pool). */
+  private async convert(crawl: CrawlResult) {
     const pageIds = new Map(crawl.pages.map((page) => [page.url, newId()]));
     const fileIds = new Map([...crawl.images.keys()].map((url) => [url, newId()]));
-    const rewriteLink = (href: string): string => {
-      const key = normalizePageUrl(href);
-      if (!key) return href;
-      const hash = new URL(href).hash;
-      const pageId = pageIds.get(key);
-      if (pageId) return pageRef(pageId, hash.slice(1) || undefined);
-      // A page of the site that was not imported (missing, blocked, over a bound): a space path that stays broken.
-      if (inScope(key, crawl.scope)) return spacePathOf(key, crawl.scope);
-      return href;
-    };
-    const rewriteImage = (src: string): string => {
-      const fileId = fileIds.get(src);
-      return fileId ? fileRef(fileId) : src;
-    };
-    const markdown = new Map(crawl.pages.map((page) => [page.url, htmlToMarkdown(page.extracted.mainHtml, rewriteLink, rewriteImage)]));
-    return { pageIds, fileIds, markdown };
+    const map: ImportLinkMap = { pages: [...pageIds], files: [...fileIds], scope: crawl.scope };
+    const converted = await Promise.all(crawl.pages.map(async (page) => [page.url, await convertPageOffLoop(page.extracted.mainHtml, map)] as const));
+    return { pageIds, fileIds, markdown: new Map(converted) };
   }
 
   /** One new revision on top of the active one: its pages and files, then the imported ones. */
-  private async write(user: User, write: SpaceWrite, crawl: CrawlResult, converted: ReturnType<WebsiteImportService['convert']>): Promise<ImportResult> {
+  private async write(
+    user: User,
+    write: SpaceWrite,
+    crawl: CrawlResult,
+    converted: Awaited<ReturnType<WebsiteImportService['convert']>>,
+  ): Promise<ImportResult> {
     let imported = 0;
     const revision = await write.commitRevision(async (baseId, em) => {
       const { pages, files, reusableContents, variables } = await this.build(write.space.id, baseId, crawl, converted, em);
@@ -131,7 +123,7 @@ export class WebsiteImportService {
     spaceId: string,
     baseId: string,
     crawl: CrawlResult,
-    converted: ReturnType<WebsiteImportService['convert']>,
+    converted: Awaited<ReturnType<WebsiteImportService['convert']>>,
     em: EntityManager,
     underPageId: string | null = null,
   ) {

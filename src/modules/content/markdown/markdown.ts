@@ -42,6 +42,37 @@ export function parseMarkdown(markdown: string): Token[] {
   return tokens;
 }
 
+/** What the worker pool derived from a large body (`text-work/text-workers.ts` `prepareMarkdown`). */
+interface Derived {
+  links: MarkdownLink[];
+  sections: Section[];
+}
+/** Derivations kept for the write that asked for them: at most this long, and this many characters of bodies in all. */
+const DERIVED_MS = 60_000;
+const DERIVED_MAX_CHARS = 64 * 1024 * 1024;
+const derived = new Map<string, { value: Derived; at: number }>();
+let derivedChars = 0;
+
+/** Keeps what the worker pool derived from `markdown`, for `markdownLinks` and `splitSections` of the same text. */
+export function rememberDerived(markdown: string, value: Derived): void {
+  const now = Date.now();
+  if (derived.has(markdown)) return;
+  derived.set(markdown, { value, at: now });
+  derivedChars += markdown.length;
+  // Oldest first: drop the expired ones and, past the bound, the oldest.
+  for (const [key, entry] of derived) {
+    if (key === markdown || (now - entry.at < DERIVED_MS && derivedChars <= DERIVED_MAX_CHARS)) break;
+    derived.delete(key);
+    derivedChars -= key.length;
+  }
+}
+
+/** What the worker pool derived from `markdown`, if it still is kept. */
+export function derivedOf(markdown: string): Derived | undefined {
+  const entry = derived.get(markdown);
+  return entry && Date.now() - entry.at < DERIVED_MS ? entry.value : undefined;
+}
+
 /** How page bodies refer to other content of the space: ids, so a renamed or moved page keeps its links. */
 export const PAGE_REF = /^\/pages\/([\w-]+)(?:#(.*))?$/;
 export const FILE_REF = /^\/files\/([\w-]+)$/;
@@ -55,8 +86,10 @@ export interface MarkdownLink {
   image: boolean;
 }
 
-/** Every link and image destination of a body, in reading order. */
+/** Every link and image destination of a body, in reading order (a large body's from the worker pool, when a write prepared it). */
 export function markdownLinks(markdown: string): MarkdownLink[] {
+  const known = derivedOf(markdown);
+  if (known) return known.links;
   const links: MarkdownLink[] = [];
   const walk = (tokens: Token[]) => {
     for (const token of tokens) {
@@ -94,6 +127,8 @@ export interface Section {
  * of the headings, numbered on repeats (`setup`, `setup-1`) like most renderers do.
  */
 export function splitSections(markdown: string): Section[] {
+  const known = derivedOf(markdown);
+  if (known) return known.sections;
   const sections: Section[] = [{ anchor: '', heading: '', body: '' }];
   const anchors = new Map<string, number>();
   const tokens = parseMarkdown(markdown);

@@ -1,0 +1,77 @@
+import { availableParallelism } from 'node:os';
+import { extname, join } from 'node:path';
+import { WorkerPool } from '../../../common/workers/worker-pool';
+import { contentError } from '../content.errors';
+import type { ExtractedPage } from '../import/html-extract';
+import { PageTooDeepError } from '../import/html-extract';
+import { rememberDerived, derivedOf } from '../markdown/markdown';
+import type { ImportLinkMap, TextJob, TextJobAnswer } from './text.worker';
+
+/** A text job running longer than this is stopped (its worker replaced) and its request refused (422 `content.text_time_limit`). */
+export const TEXT_JOB_TIMEOUT_MS = 15_000;
+/**
+ * Bodies shorter than this are parsed on the event loop. Measured here (markdown-it, warmed): at 16 KB
+ * an ordinary body parses in ~1.5 ms and the worst runs (`![`, `[`, `*a`) in ~11–13 ms on the loop,
+ * while the worker's round trip costs ~5 ms more than the parse itself (6.3 ms for the ordinary 16 KB
+ * body); at 64 KB the worst runs take 43–64 ms on the loop. Below 16 KB the loop's cost stays under
+ * ~15 ms and a worker would cost more than it saves.
+ */
+export const TEXT_WORKER_MIN_LENGTH = 16 * 1024;
+/** Two workers, never more than the cores. */
+export const TEXT_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+
+const describe = (job: TextJob): string =>
+  job.kind === 'markdown' ? `markdown (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
+
+/**
+ * The process's one pool for markdown derived at write time and for HTML import (`common/workers/`),
+ * started on first use; its idle workers do not keep the process alive.
+ */
+let pool: WorkerPool<TextJob, TextJobAnswer> | undefined;
+function textPool(): WorkerPool<TextJob, TextJobAnswer> {
+  pool ??= new WorkerPool<TextJob, TextJobAnswer>({
+    name: 'text',
+    // Built: the compiled .js beside this file. From the sources (tests, `npm run cli`): the .ts, compiled on load.
+    file: join(__dirname, `text.worker${extname(__filename)}`),
+    size: TEXT_WORKERS,
+    timeoutMs: TEXT_JOB_TIMEOUT_MS,
+    heapMb: 1024,
+    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' ? 'markdown' : 'html'),
+    invalidError: (message) => new PageTooDeepError(message),
+    describe,
+  });
+  return pool;
+}
+
+/** The refusal of a text job past TEXT_JOB_TIMEOUT_MS: 422 `content.text_time_limit`, naming the limit. */
+export function textTimeLimitError(what: 'markdown' | 'html'): Error {
+  return contentError('content.text_time_limit', `${what}: reading the text took longer than the ${TEXT_JOB_TIMEOUT_MS / 1000} s limit`);
+}
+
+/** Workers started and jobs waiting (for tests and the bench). */
+export const textWorkerStats = () => textPool().stats();
+
+/**
+ * Derives the links and search sections of every body of at least TEXT_WORKER_MIN_LENGTH in the
+ * worker pool, and keeps them for the write's synchronous readers (`markdownLinks`, `splitSections`).
+ * Rejects with 422 `content.text_time_limit` when a body takes longer than TEXT_JOB_TIMEOUT_MS.
+ */
+export async function prepareMarkdown(bodies: Iterable<string>): Promise<void> {
+  const large = [...new Set(bodies)].filter((markdown) => markdown.length >= TEXT_WORKER_MIN_LENGTH && !derivedOf(markdown));
+  await Promise.all(
+    large.map(async (markdown) => {
+      const answer = await textPool().run({ kind: 'markdown', markdown });
+      if (answer.derived) rememberDerived(markdown, answer.derived);
+    }),
+  );
+}
+
+/** `extractPage` in the worker pool: rejects with PageTooDeepError, or 422 `content.text_time_limit`. */
+export async function extractPageOffLoop(html: string, url: string): Promise<ExtractedPage> {
+  return (await textPool().run({ kind: 'extract', html, url })).extracted as ExtractedPage;
+}
+
+/** An imported page's markdown (`convertImportedPage`) in the worker pool. */
+export async function convertPageOffLoop(html: string, map: ImportLinkMap): Promise<string> {
+  return (await textPool().run({ kind: 'convert', html, map })).markdown ?? '';
+}
