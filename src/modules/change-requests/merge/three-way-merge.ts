@@ -1,4 +1,4 @@
-import { diff3Merge } from 'node-diff3';
+import { mergeLines } from './line-merge';
 
 /**
  * The three-way merge of two lines of revisions (section 2.6, ARCHITECTURE "Content and change
@@ -87,13 +87,8 @@ export function mergeMarkdown(base: string, ours: string, theirs: string): strin
   if (ours === theirs) return ours;
   if (ours === base) return theirs;
   if (theirs === base) return ours;
-  const regions = diff3Merge(ours.split('\n'), base.split('\n'), theirs.split('\n'), { excludeFalseConflicts: true });
-  const lines: string[] = [];
-  for (const region of regions) {
-    if (region.conflict) return null;
-    lines.push(...(region.ok ?? []));
-  }
-  return lines.join('\n');
+  const lines = mergeLines(ours.split('\n'), base.split('\n'), theirs.split('\n'));
+  return lines === null ? null : lines.join('\n');
 }
 
 /** Whether a page differs between two revisions, in anything the merge looks at. */
