@@ -4,10 +4,13 @@ import { WorkerPool, WorkerAnswer } from '../../src/common/workers/worker-pool';
 import { ERROR_STATUS } from '../../src/error-codes';
 import { extractPage } from '../../src/modules/content/import/html-extract';
 import { derivedOf, markdownLinks, splitSections } from '../../src/modules/content/markdown/markdown';
+import { markdownToDocument } from '../../src/modules/content/document';
+import { pageDocument } from '../../src/modules/content/markdown/page-document';
 import { convertImportedPage } from '../../src/modules/content/text-work/text.worker';
 import {
   convertPageOffLoop,
   extractPageOffLoop,
+  prepareDocuments,
   prepareMarkdown,
   TEXT_WORKER_MIN_LENGTH,
   textTimeLimitError,
@@ -58,6 +61,17 @@ describe('the text pool (content/text-work)', () => {
     expect(derivedOf(body)).toEqual(onLoop);
     expect(derivedOf('small [c](/d)')).toBeUndefined();
     expect(markdownLinks(body)).toEqual(onLoop.links);
+  });
+
+  it('parses a large body a read answers as a document in a worker, as the event loop would, and the presenter takes it', async () => {
+    const body = `# Guide\n\n{% hint style="info" %}\nNote\n{% endhint %}\n\n${'A **bold** [link](/pages/p1). '.repeat(1200)}\n`;
+    expect(body.length).toBeGreaterThanOrEqual(TEXT_WORKER_MIN_LENGTH);
+    await prepareDocuments([body, 'small *body*', null]);
+    const presented = pageDocument(body);
+    expect(presented).toEqual(markdownToDocument(body));
+    // The one the worker made, not a second parse on the loop.
+    expect(pageDocument(body)).toBe(presented);
+    expect(pageDocument('small *body*')).not.toBe(pageDocument('small *body*'));
   });
 
   it('extracts and converts an imported page in a worker, as the event loop would', async () => {

@@ -19,6 +19,7 @@ import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
 import { FileUrlSigner } from './reader-files/file-url-signer';
+import { prepareDocuments } from './text-work/text-workers';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -126,15 +127,22 @@ export class ContentService {
     // Relative refs need the paths of the pages the bodies link to (read by key), not the whole tree's.
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
+    if (query.format === 'document') await prepareDocuments([subtree[0].markdown]);
     return { context, pages: subtree, paths };
   }
 
   /** One page, read by key, with a computed page's body generated; 404 when the revision has no such page. */
-  async onePage(access: SpaceAccess, revisionId: string | undefined, pageId: string): Promise<{ context: RevisionContext; page: PageWithBody }> {
+  async onePage(
+    access: SpaceAccess,
+    revisionId: string | undefined,
+    pageId: string,
+    options: { document?: boolean } = {},
+  ): Promise<{ context: RevisionContext; page: PageWithBody }> {
     const { revision, context } = await this.open(access, revisionId);
     const page = await this.content.onePage(revision.id, pageId);
     if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
     await this.computedPages.fill(context.organizationId, [page], true);
+    if (options.document) await prepareDocuments([page.markdown]);
     return { context, page };
   }
 

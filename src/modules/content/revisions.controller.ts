@@ -143,7 +143,7 @@ export class RevisionsController {
     @Param('pageId') pageId: string,
     @Query() _query: DocumentQueryDto,
   ): Promise<Record<string, unknown>> {
-    return presentPageDocument((await this.content.onePage(access, revisionId, pageId)).page);
+    return presentPageDocument((await this.content.onePage(access, revisionId, pageId, { document: true })).page);
   }
 
   @Get('page/:pageId/meta-links')

@@ -5,6 +5,7 @@ import { contentError } from '../content.errors';
 import type { ExtractedPage } from '../import/html-extract';
 import { PageTooDeepError } from '../import/html-extract';
 import { rememberDerived, derivedOf } from '../markdown/markdown';
+import { rememberDocument } from '../markdown/page-document';
 import type { ImportLinkMap, TextJob, TextJobAnswer } from './text.worker';
 
 /** A text job running longer than this is stopped (its worker replaced) and its request refused (422 `content.text_time_limit`). */
@@ -21,7 +22,7 @@ export const TEXT_WORKER_MIN_LENGTH = 16 * 1024;
 export const TEXT_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
 const describe = (job: TextJob): string =>
-  job.kind === 'markdown' ? `markdown (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
+  job.kind === 'markdown' || job.kind === 'document' ? `${job.kind} (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
 
 /**
  * The process's one pool for markdown derived at write time and for HTML import (`common/workers/`),
@@ -36,7 +37,7 @@ function textPool(): WorkerPool<TextJob, TextJobAnswer> {
     size: TEXT_WORKERS,
     timeoutMs: TEXT_JOB_TIMEOUT_MS,
     heapMb: 1024,
-    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' ? 'markdown' : 'html'),
+    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' || job.kind === 'document' ? 'markdown' : 'html'),
     invalidError: (message) => new PageTooDeepError(message),
     describe,
   });
@@ -74,4 +75,20 @@ export async function extractPageOffLoop(html: string, url: string): Promise<Ext
 /** An imported page's markdown (`convertImportedPage`) in the worker pool. */
 export async function convertPageOffLoop(html: string, map: ImportLinkMap): Promise<string> {
   return (await textPool().run({ kind: 'convert', html, map })).markdown ?? '';
+}
+
+/**
+ * Parses the bodies a read answers as documents (`format=document`, the page-document route) in the
+ * worker pool when they are at least TEXT_WORKER_MIN_LENGTH long, for `pageDocument` to pick up; a
+ * 1 MB body costs ~0.5 s of parsing, which would otherwise hold the event loop. Rejects with 422
+ * `content.text_time_limit` past TEXT_JOB_TIMEOUT_MS.
+ */
+export async function prepareDocuments(bodies: Iterable<string | null | undefined>): Promise<void> {
+  const large = [...new Set(bodies)].filter((markdown): markdown is string => !!markdown && markdown.length >= TEXT_WORKER_MIN_LENGTH);
+  await Promise.all(
+    large.map(async (markdown) => {
+      const answer = await textPool().run({ kind: 'document', markdown });
+      if (answer.document) rememberDocument(markdown, answer.document);
+    }),
+  );
 }

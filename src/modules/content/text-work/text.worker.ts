@@ -3,6 +3,7 @@ import type { WorkerAnswer } from '../../../common/workers/worker-pool';
 import { ExtractedPage, extractPage, PageTooDeepError } from '../import/html-extract';
 import { htmlToMarkdown } from '../import/html-to-markdown';
 import { ImportScope, inScope, normalizePageUrl, spacePathOf } from '../import/site-scope';
+import { markdownToDocument } from '../document';
 import { fileRef, MarkdownLink, markdownLinks, pageRef, Section, splitSections } from '../markdown/markdown';
 
 /** What a write derives from a page body: its links and its search sections. */
@@ -22,12 +23,16 @@ export interface ImportLinkMap {
 
 /** A job for the text worker (see TextWorkers). */
 export type TextJob =
-  { kind: 'markdown'; markdown: string } | { kind: 'extract'; html: string; url: string } | { kind: 'convert'; html: string; map: ImportLinkMap };
+  | { kind: 'markdown'; markdown: string }
+  | { kind: 'document'; markdown: string }
+  | { kind: 'extract'; html: string; url: string }
+  | { kind: 'convert'; html: string; map: ImportLinkMap };
 
 export interface TextJobAnswer extends WorkerAnswer {
   derived?: DerivedMarkdown;
   extracted?: ExtractedPage;
   markdown?: string;
+  document?: Record<string, unknown>;
 }
 
 /** The markdown of an imported page's main content, its links pointing at the imported pages and files. */
@@ -53,6 +58,7 @@ export function convertImportedPage(html: string, map: ImportLinkMap): string {
 
 function perform(job: TextJob): TextJobAnswer {
   if (job.kind === 'markdown') return { ok: true, derived: { links: markdownLinks(job.markdown), sections: splitSections(job.markdown) } };
+  if (job.kind === 'document') return { ok: true, document: markdownToDocument(job.markdown) as unknown as Record<string, unknown> };
   if (job.kind === 'extract') return { ok: true, extracted: extractPage(job.html, job.url) };
   return { ok: true, markdown: convertImportedPage(job.html, job.map) };
 }
