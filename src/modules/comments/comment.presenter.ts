@@ -1,5 +1,6 @@
 import { AppConfig } from '../../config/app-config';
-import { markdownToDocument } from '../content/document';
+import { pageDocument } from '../content/markdown/page-document';
+import { prepareDocuments } from '../content/text-work/text-workers';
 import type { EmailVisibility } from '../users/user.policy';
 import { presentUser, UserJson } from '../users/user.presenter';
 import type { Comment } from './comment.entity';
@@ -126,7 +127,7 @@ function commentPath(comment: Comment): string {
 }
 
 function presentBody(markdown: string, format: CommentFormat): CommentBodyJson {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+  return format === 'document' ? { document: pageDocument(markdown) } : { markdown };
 }
 
 function presentReactions(groups: ReactionGroup<User>[], view: CommentView): EmojiReactionJson[] {
@@ -192,6 +193,8 @@ export class CommentResponses {
   }
 
   private async view(caller: User, permissions: CommentCaller['space'], format: CommentFormat, rows: (CommentRow | ReplyRow)[]): Promise<CommentView> {
+    // Large bodies (a comment may hold 100,000 characters) are parsed in the text worker pool, not on the loop.
+    if (format === 'document') await prepareDocuments(rows.map((row) => ('reply' in row ? row.reply.markdown : row.comment.markdown)));
     return { caller: { userId: caller.id, space: permissions }, format, config: this.config, emails: await this.emailsFor(caller.id, usersShownBy(rows)) };
   }
 }
