@@ -93,6 +93,21 @@ function checkYamlNesting(text: string, name: string): void {
   }
 }
 
+/** One node of a walk over a parsed document without recursion: paths are links to the parent, built only when needed. */
+interface Step {
+  value: unknown;
+  key: string | number | undefined;
+  parent: Step | undefined;
+  depth: number;
+}
+
+/** The path of a step from the document's root. */
+function pathOf(step: Step | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = step; at && at.key !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * Checks a parsed document as data, without recursion: nested at most MAX_NESTING levels (deeper, the
  * recursive steps after parsing, from JSON.stringify to the validator, overflow the stack), and no
@@ -100,17 +115,6 @@ function checkYamlNesting(text: string, name: string): void {
  * PostgreSQL cannot store in text or jsonb. Refusals name the place as a JSON pointer.
  */
 export function checkDocument(document: unknown, name: string): void {
-  interface Step {
-    value: unknown;
-    key: string | number | undefined;
-    parent: Step | undefined;
-    depth: number;
-  }
-  const pathOf = (step: Step | undefined): (string | number)[] => {
-    const path: (string | number)[] = [];
-    for (let at = step; at && at.key !== undefined; at = at.parent) path.push(at.key);
-    return path.reverse();
-  };
   const stack: Step[] = [{ value: document, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0) {
     const step = stack.pop() as Step;
@@ -170,17 +174,6 @@ export interface FoundRef {
 export function findRefs(document: unknown, name: string): FoundRef[] {
   // Paths are kept as links to the parent and built only for the refs found (and for the error of a
   // too-deep document), so the walk allocates one small record per node, not one path array.
-  interface Step {
-    value: unknown;
-    key: string | number | undefined;
-    parent: Step | undefined;
-    depth: number;
-  }
-  const pathOf = (step: Step | undefined): (string | number)[] => {
-    const path: (string | number)[] = [];
-    for (let at = step; at && at.key !== undefined; at = at.parent) path.push(at.key);
-    return path.reverse();
-  };
   const found: FoundRef[] = [];
   const stack: Step[] = [{ value: document, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0) {
