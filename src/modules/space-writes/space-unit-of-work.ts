@@ -30,7 +30,7 @@ export interface SpaceWrite {
   /**
    * Writes a new revision on top of the active one (`produce` gets the active revision's id, read
    * under the lock, and returns the revision it wrote) and makes it the active one, search index
-   * included. Import uses it; change-request merges and integrations are next.
+   * included. Imports, change-request merges and integrations all write through it.
    */
   commitRevision<R extends CommittedRevision>(produce: (baseRevisionId: string, em: EntityManager) => Promise<R>): Promise<R>;
   /**
