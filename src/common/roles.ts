@@ -13,8 +13,3 @@ export function roleRank(role: MemberRoleOrGuest | undefined): number {
 export function roleAtLeast(role: MemberRoleOrGuest | undefined, needed: MemberRole): boolean {
   return roleRank(role) >= RANK[needed];
 }
-
-/** The strongest of several roles (ignoring guests and absent values). */
-export function strongestRole(...roles: (MemberRoleOrGuest | undefined)[]): MemberRoleOrGuest {
-  return roles.reduce<MemberRoleOrGuest>((best, role) => (roleRank(role) > roleRank(best) ? (role ?? null) : best), null);
-}

@@ -9,5 +9,3 @@ export const CONTENT_POLICY = {
   read: 'view',
   import: 'edit',
 } as const satisfies Record<string, SpaceAction>;
-
-export type ContentAction = keyof typeof CONTENT_POLICY;
