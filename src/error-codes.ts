@@ -68,6 +68,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
 
   'organization.not_found': 404,
   'organization.update_forbidden': 403,
+  'organization.default_site_invalid': 400,
   'organization.admin_required': 403,
   'organization.member_required': 403,
 

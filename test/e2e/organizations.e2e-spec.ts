@@ -1,6 +1,7 @@
 import { expectRefused } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createSite } from '../support/site-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('organizations', () => {
@@ -118,6 +119,54 @@ describe('organizations', () => {
         .expect(200);
       expect(cleared.body.defaultRole).toBeNull();
       expect(cleared.body.urls.logo).toBeUndefined();
+    });
+
+    it('sets the default site (`defaultContent`), only to a site of the organization, and clears it', async () => {
+      const org = await createOrganization(t);
+      const other = await createOrganization(t);
+      const site = await createSite(t, org);
+      const foreign = await createSite(t, other);
+      const patch = (body: object) =>
+        t.http
+          .patch(`/v1/orgs/${org.id}`)
+          .set(...org.admin.auth)
+          .send(body);
+      const set = await patch({ defaultContent: { type: 'site', site: site.id } }).expect(200);
+      expectContract(set, 'updateOrganizationById');
+      expect(set.body.defaultContent).toEqual({ type: 'site', site: site.id });
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}`)
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.defaultContent,
+      ).toEqual({ type: 'site', site: site.id });
+      expectErrorEnvelope(await patch({ defaultContent: { type: 'site', site: foreign.id } }), 400, /defaultContent.site/);
+      expectErrorEnvelope(await patch({ defaultContent: { type: 'space', site: site.id } }), 400, /type/);
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}`)
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.defaultContent,
+      ).toEqual({ type: 'site', site: site.id });
+      const cleared = await patch({ defaultContent: null }).expect(200);
+      expect(cleared.body.defaultContent).toBeUndefined();
+      await patch({ defaultContent: { type: 'site', site: site.id } }).expect(200);
+      await t.http
+        .delete(`/v1/orgs/${org.id}/sites/${site.id}`)
+        .set(...org.admin.auth)
+        .expect(204);
+      expect(
+        (
+          await t.http
+            .get(`/v1/orgs/${org.id}`)
+            .set(...org.admin.auth)
+            .expect(200)
+        ).body.defaultContent,
+      ).toBeUndefined();
     });
 
     const rename = (org: OrgFixture) => t.http.patch(`/v1/orgs/${org.id}`).send({ title: 'Mine' });

@@ -4,6 +4,8 @@ import { DomainError } from '../../common/errors/domain-error';
 export type OrganizationErrorCode =
   | 'organization.not_found'
   | 'organization.update_forbidden'
+  /** `defaultContent` named a site that is not one of the organization's. */
+  | 'organization.default_site_invalid'
   /** A route's `@OrgRole('admin')` refused a member who is not an admin. */
   | 'organization.admin_required'
   /** A route's `@OrgRole('member')` refused a guest. */

@@ -37,6 +37,12 @@ export class OrganizationsRepository {
     return (await this.findById(id, manager)) as Organization;
   }
 
+  /** Whether `siteId` is a site of the organization (its default content must be). */
+  async hasSite(organizationId: string, siteId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM sites WHERE id = $1 AND organization_id = $2', [siteId, organizationId]);
+    return rows.length > 0;
+  }
+
   /** An organization titled `title` in which `userId` is an admin (bootstrap's idempotency key). */
   findAdministeredByTitle(userId: string, title: string, manager: EntityManager): Promise<Organization | null> {
     return manager

@@ -53,9 +53,14 @@ export class OrganizationsService {
     if (!organizationPermissions({ membership }).admin) {
       throw organizationError('organization.update_forbidden', 'Only organization admins can update the organization');
     }
-    const { logo, ...rest } = dto;
+    const { logo, defaultContent, ...rest } = dto;
     const changes: Partial<Organization> = { ...rest };
     if (logo !== undefined) changes.logoUrl = logo;
+    if (defaultContent !== undefined) {
+      if (defaultContent !== null && !(await this.organizations.hasSite(membership.organizationId, defaultContent.site)))
+        throw organizationError('organization.default_site_invalid', 'defaultContent.site: no such site in this organization');
+      changes.defaultSiteId = defaultContent?.site ?? null;
+    }
     return this.organizations.update(membership.organizationId, changes);
   }
 }

@@ -1,7 +1,20 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsFQDN, IsIn, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsFQDN, IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { Nullable, Optional } from '../../../common/validation/presence';
+
+/** The public `SitePointer`: the organization's default content is one of its sites. */
+export class SitePointerDto {
+  @ApiProperty({ enum: ['site'] })
+  @IsIn(['site'])
+  type: 'site';
+
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  site: string;
+}
 
 export class UpdateOrganizationDto {
   @ApiPropertyOptional({ minLength: 2, maxLength: 255 })
@@ -27,6 +40,12 @@ export class UpdateOrganizationDto {
   @Nullable()
   @IsIn(MEMBER_ROLES)
   defaultRole?: MemberRoleOrGuest;
+
+  @ApiPropertyOptional({ type: SitePointerDto, nullable: true, description: 'The default site of the organization; null removes it' })
+  @Nullable()
+  @ValidateNested()
+  @Type(() => SitePointerDto)
+  defaultContent?: SitePointerDto | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', maxLength: 2048 })
   @Nullable()
