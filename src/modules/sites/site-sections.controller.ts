@@ -22,7 +22,7 @@ import {
 } from './dto/structure.dto';
 import { presentSection, presentSectionGroup, SiteSectionGroupJson, SiteSectionJson } from './site.presenter';
 import type { SectionGroupRow, SectionRow, SiteView } from './site.read-model';
-import { SiteStructureService } from './site-structure.service';
+import { SiteSectionsService } from './site-sections.service';
 
 /** Sections and section groups (sections 4.11, 4.12): members read; changes need the `create` role. */
 @ApiTags('sites')
@@ -34,7 +34,7 @@ import { SiteStructureService } from './site-structure.service';
 @Controller('v1/orgs/:organizationId/sites/:siteId')
 export class SiteSectionsController {
   constructor(
-    private readonly structure: SiteStructureService,
+    private readonly sections: SiteSectionsService,
     private readonly config: AppConfig,
   ) {}
 
@@ -42,7 +42,7 @@ export class SiteSectionsController {
   @ApiOperation({ operationId: 'listSiteSections', summary: "The site's sections, oldest first" })
   @ApiOkResponse({ schema: publicListSchema('SiteSection') })
   async list(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ListSectionsQueryDto) {
-    const view = await this.structure.listSections(user, caller, siteId, query);
+    const view = await this.sections.listSections(user, caller, siteId, query);
     return mapPage(view.value, (row) => presentSection(row, { ...view, config: this.config }));
   }
 
@@ -55,7 +55,7 @@ export class SiteSectionsController {
     @Param('siteId') siteId: string,
     @Body() dto: AddSectionDto,
   ): Promise<SiteSectionJson> {
-    return this.section(await this.structure.addSection(user, caller, siteId, dto));
+    return this.section(await this.sections.addSection(user, caller, siteId, dto));
   }
 
   @Patch('sections/:siteSectionId')
@@ -68,7 +68,7 @@ export class SiteSectionsController {
     @Param('siteSectionId') sectionId: string,
     @Body() dto: UpdateSectionDto,
   ): Promise<SiteSectionJson> {
-    return this.section(await this.structure.updateSection(user, caller, siteId, sectionId, dto));
+    return this.section(await this.sections.updateSection(user, caller, siteId, sectionId, dto));
   }
 
   @Delete('sections/:siteSectionId')
@@ -76,7 +76,7 @@ export class SiteSectionsController {
   @ApiOperation({ operationId: 'deleteSiteSectionById', summary: 'Delete a section and its site spaces' })
   @ApiNoContentResponse({ description: 'The section was deleted' })
   async delete(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSectionId') sectionId: string): Promise<void> {
-    await this.structure.deleteSection(caller, siteId, sectionId);
+    await this.sections.deleteSection(caller, siteId, sectionId);
   }
 
   @Post('sections/:siteSectionId/move')
@@ -90,14 +90,14 @@ export class SiteSectionsController {
     @Param('siteSectionId') sectionId: string,
     @Body() dto: MoveSectionDto,
   ): Promise<SiteSectionJson> {
-    return this.section(await this.structure.moveSection(user, caller, siteId, sectionId, dto));
+    return this.section(await this.sections.moveSection(user, caller, siteId, sectionId, dto));
   }
 
   @Get('section-groups')
   @ApiOperation({ operationId: 'listSiteSectionGroups', summary: "The site's section groups, oldest first" })
   @ApiOkResponse({ schema: publicListSchema('SiteSectionGroup') })
   async listGroups(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ListQueryDto) {
-    const view = await this.structure.listGroups(user, caller, siteId, query);
+    const view = await this.sections.listGroups(user, caller, siteId, query);
     return mapPage(view.value, (row) => presentSectionGroup(row, { ...view, config: this.config }));
   }
 
@@ -110,7 +110,7 @@ export class SiteSectionsController {
     @Param('siteId') siteId: string,
     @Body() dto: CreateSectionGroupDto,
   ): Promise<SiteSectionGroupJson> {
-    return this.group(await this.structure.createGroup(user, caller, siteId, dto));
+    return this.group(await this.sections.createGroup(user, caller, siteId, dto));
   }
 
   @Patch('section-groups/:siteSectionGroupId')
@@ -123,7 +123,7 @@ export class SiteSectionsController {
     @Param('siteSectionGroupId') groupId: string,
     @Body() dto: UpdateSectionGroupDto,
   ): Promise<SiteSectionGroupJson> {
-    return this.group(await this.structure.updateGroup(user, caller, siteId, groupId, dto));
+    return this.group(await this.sections.updateGroup(user, caller, siteId, groupId, dto));
   }
 
   @Delete('section-groups/:siteSectionGroupId')
@@ -131,7 +131,7 @@ export class SiteSectionsController {
   @ApiOperation({ operationId: 'deleteSiteSectionGroupById', summary: 'Delete a section group (its sections stay, at the root)' })
   @ApiNoContentResponse({ description: 'The section group was deleted' })
   async deleteGroup(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSectionGroupId') groupId: string): Promise<void> {
-    await this.structure.deleteGroup(caller, siteId, groupId);
+    await this.sections.deleteGroup(caller, siteId, groupId);
   }
 
   @Post('section-groups/:siteSectionGroupId/sections')
@@ -145,7 +145,7 @@ export class SiteSectionsController {
     @Param('siteSectionGroupId') groupId: string,
     @Body() dto: AddSectionToGroupDto,
   ): Promise<SiteSectionGroupJson> {
-    return this.group(await this.structure.addSectionToGroup(user, caller, siteId, groupId, dto.sectionId));
+    return this.group(await this.sections.addSectionToGroup(user, caller, siteId, groupId, dto.sectionId));
   }
 
   @Delete('section-groups/:siteSectionGroupId/sections/:siteSectionId')
@@ -161,7 +161,7 @@ export class SiteSectionsController {
     @Param('siteSectionGroupId') groupId: string,
     @Param('siteSectionId') sectionId: string,
   ): Promise<void> {
-    await this.structure.removeSectionFromGroup(caller, siteId, groupId, sectionId);
+    await this.sections.removeSectionFromGroup(caller, siteId, groupId, sectionId);
   }
 
   @Post('section-groups/:siteSectionGroupId/move')
@@ -175,7 +175,7 @@ export class SiteSectionsController {
     @Param('siteSectionGroupId') groupId: string,
     @Body() dto: MoveSectionGroupDto,
   ): Promise<SiteSectionGroupJson> {
-    return this.group(await this.structure.moveGroup(user, caller, siteId, groupId, dto));
+    return this.group(await this.sections.moveGroup(user, caller, siteId, groupId, dto));
   }
 
   private section(view: SiteView<SectionRow>): SiteSectionJson {

@@ -12,7 +12,7 @@ import type { User } from '../users/user.entity';
 import { AddSiteSpaceDto, DuplicateSiteSpaceDto, ListSiteSpacesQueryDto, MoveSiteSpaceDto, UpdateSiteSpaceDto } from './dto/structure.dto';
 import { presentSiteSpace, SiteSpaceJson } from './site.presenter';
 import type { SiteSpaceRow, SiteView } from './site.read-model';
-import { SiteStructureService } from './site-structure.service';
+import { SiteSpacesService } from './site-spaces.service';
 import { SitesService } from './sites.service';
 
 /** Site spaces (section 4.10): members read; changes need the `create` role (the site policy). */
@@ -25,7 +25,7 @@ import { SitesService } from './sites.service';
 @Controller('v1/orgs/:organizationId/sites/:siteId/site-spaces')
 export class SiteSpacesController {
   constructor(
-    private readonly structure: SiteStructureService,
+    private readonly siteSpaces: SiteSpacesService,
     private readonly sites: SitesService,
     private readonly config: AppConfig,
   ) {}
@@ -34,7 +34,7 @@ export class SiteSpacesController {
   @ApiOperation({ operationId: 'listSiteSpaces', summary: "The site's site spaces, oldest first" })
   @ApiOkResponse({ schema: publicListSchema('SiteSpace') })
   async list(@CurrentUser() user: User, @CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ListSiteSpacesQueryDto) {
-    const view = await this.structure.listSiteSpaces(user, caller, siteId, query);
+    const view = await this.siteSpaces.listSiteSpaces(user, caller, siteId, query);
     return mapPage(view.value, (row) => presentSiteSpace(row, { ...view, config: this.config }));
   }
 
@@ -47,7 +47,7 @@ export class SiteSpacesController {
     @Param('siteId') siteId: string,
     @Body() dto: AddSiteSpaceDto,
   ): Promise<SiteSpaceJson> {
-    return this.present(await this.structure.addSiteSpace(user, caller, siteId, dto));
+    return this.present(await this.siteSpaces.addSiteSpace(user, caller, siteId, dto));
   }
 
   @Patch(':siteSpaceId')
@@ -60,7 +60,7 @@ export class SiteSpacesController {
     @Param('siteSpaceId') siteSpaceId: string,
     @Body() dto: UpdateSiteSpaceDto,
   ): Promise<SiteSpaceJson> {
-    return this.present(await this.structure.updateSiteSpace(user, caller, siteId, siteSpaceId, dto));
+    return this.present(await this.siteSpaces.updateSiteSpace(user, caller, siteId, siteSpaceId, dto));
   }
 
   @Delete(':siteSpaceId')
@@ -68,7 +68,7 @@ export class SiteSpacesController {
   @ApiOperation({ operationId: 'deleteSiteSpaceById', summary: 'Remove a site space (the next one becomes the default when it was)' })
   @ApiResponse({ status: 205, description: 'The site space was removed' })
   async delete(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Param('siteSpaceId') siteSpaceId: string): Promise<void> {
-    await this.structure.deleteSiteSpace(caller, siteId, siteSpaceId);
+    await this.siteSpaces.deleteSiteSpace(caller, siteId, siteSpaceId);
   }
 
   @Post(':siteSpaceId/move')
@@ -82,7 +82,7 @@ export class SiteSpacesController {
     @Param('siteSpaceId') siteSpaceId: string,
     @Body() dto: MoveSiteSpaceDto,
   ): Promise<SiteSpaceJson> {
-    return this.present(await this.structure.moveSiteSpace(user, caller, siteId, siteSpaceId, dto));
+    return this.present(await this.siteSpaces.moveSiteSpace(user, caller, siteId, siteSpaceId, dto));
   }
 
   @Post(':siteSpaceId/duplicate')
@@ -96,7 +96,7 @@ export class SiteSpacesController {
     // Validated (only `draft: false` is accepted), nothing to read.
     @Body() _dto: DuplicateSiteSpaceDto,
   ): Promise<SiteSpaceJson> {
-    return this.present(await this.structure.duplicateSiteSpace(user, caller, siteId, siteSpaceId));
+    return this.present(await this.siteSpaces.duplicateSiteSpace(user, caller, siteId, siteSpaceId));
   }
 
   @Get(':siteSpaceId/customization')

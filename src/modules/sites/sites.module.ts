@@ -9,6 +9,9 @@ import { SiteSectionsController } from './site-sections.controller';
 import { SiteShareLink } from './site-share-link.entity';
 import { SiteSpace } from './site-space.entity';
 import { SiteSpacesController } from './site-spaces.controller';
+import { SiteSectionsService } from './site-sections.service';
+import { SiteSpacesService } from './site-spaces.service';
+import { SiteStructureRepository } from './site-structure.repository';
 import { SiteStructureService } from './site-structure.service';
 import { SiteWrites } from './site-writes';
 import { Site } from './site.entity';
@@ -20,7 +23,7 @@ import { SitesService } from './sites.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Site, SiteSpace, SiteSection, SiteSectionGroup, SiteShareLink]), AccessModule, OrganizationsModule, SpacesModule],
   controllers: [SitesController, SiteSpacesController, SiteSectionsController],
-  providers: [SitesRepository, SiteWrites, SiteStructureService, SitesService],
+  providers: [SitesRepository, SiteStructureRepository, SiteWrites, SiteStructureService, SiteSpacesService, SiteSectionsService, SitesService],
   // URL resolution (the published module) reads the structure, share keys and site writes through these.
   exports: [TypeOrmModule, SitesRepository, SiteStructureService, SiteWrites],
 })
