@@ -5,11 +5,10 @@ import { ChangeRequestsModule } from '../change-requests/change-requests.module'
 import { MembersModule } from '../members/members.module';
 import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { UsersModule } from '../users/users.module';
-import { ChangeRequestCommentsController } from './change-request-comments.controller';
 import { Comment } from './comment.entity';
 import { CommentReaction, CommentReplyReaction } from './comment-reaction.entity';
 import { CommentReply } from './comment-reply.entity';
-import { CommentsController } from './comments.controller';
+import { ChangeRequestCommentsController, CommentsController } from './comments.controller';
 import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';
 
