@@ -5,13 +5,12 @@ import { TeamsModule } from '../teams/teams.module';
 import { UsersModule } from '../users/users.module';
 import { AccessRepository } from './access.repository';
 import { CollectionAccessService } from './collection-access.service';
-import { CollectionPermissionsController } from './collection-permissions.controller';
 import { GrantsRepository } from './grants.repository';
 import { GrantsService } from './grants.service';
 import { MemberSpacesController } from './member-spaces.controller';
 import { MemberSpacesService } from './member-spaces.service';
 import { SpaceAccessService } from './space-access.service';
-import { SpacePermissionsController } from './space-permissions.controller';
+import { CollectionPermissionsController, SpacePermissionsController } from './permissions.controller';
 import { TransferAccessService } from './transfer-access.service';
 import { PermissionGrant } from './permission-grant.entity';
 
