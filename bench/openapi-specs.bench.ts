@@ -108,10 +108,20 @@ async function main(): Promise<void> {
         const raw = JSON.stringify(document);
         const hash = contentHash([{ key: 'openapi.json', text: raw }]);
         await repository.storeContent(
-          { hash, format: 'json', rawText: raw, filesystem: JSON.stringify({ 'openapi.json': document }), size: raw.length, sourceUrl: null, known: false },
+          {
+            hash,
+            format: 'json',
+            rawText: raw,
+            filesystem: JSON.stringify({ 'openapi.json': document }),
+            size: raw.length,
+            sourceUrl: null,
+            known: false,
+            errors: [],
+            errorCount: 0,
+          },
           em,
         );
-        const version = await repository.insertVersion({ id: newId(), specId: spec.id, contentHash: hash, sourceUrl: null }, em);
+        const version = await repository.insertVersion({ id: newId(), specId: spec.id, contentHash: hash, sourceUrl: null, processingState: 'complete' }, em);
         await repository.updateSpec(spec.id, { lastVersionId: version.id }, em);
       }
     });
