@@ -225,6 +225,9 @@ describe('OpenAPI specs with problems', () => {
       expectContract(res, 'getPageById');
       expect(res.body.markdown).toContain('List all pets');
       expect(res.body.markdown).toContain('Create a pet');
+      // The response whose `$ref` lands nowhere is left out; its neighbour stays.
+      expect(res.body.markdown).toContain('`200`');
+      expect(res.body.markdown).not.toContain('`default`');
     });
 
     it('a page with openapi-operation, -schemas and -webhook blocks reads back as the public document; the renderer reads the spec with a site token', async () => {
