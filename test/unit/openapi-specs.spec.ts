@@ -23,6 +23,7 @@ import {
   NOT_VALIDATED,
   validateSpecDocument,
 } from '../../src/modules/openapi-specs/source/spec-validation';
+import { schemaErrors } from '../../src/modules/openapi-specs/source/spec-schema';
 import { petstore } from '../support/openapi-fixtures';
 
 describe('OpenAPI spec documents', () => {
@@ -260,5 +261,34 @@ describe('OpenAPI markdown', () => {
     expect(openApiSlugOf({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'api' } } }, props: {} })).toBe('api');
     expect(openApiSlugOf({ type: 'builtin:translation', dependencies: { spec: { ref: { kind: 'openapi', spec: 'api' } } }, props: {} })).toBeUndefined();
     expect(openApiSlugOf({ type: 'builtin:openapi', dependencies: {}, props: {} })).toBeUndefined();
+  });
+});
+
+describe('OpenAPI schema check', () => {
+  it('places each problem by its instance path, one per place, the deepest kept', () => {
+    const document = petstore() as any;
+    document.info.extra = 1;
+    document.paths['/pets'].get.responses['200'].description = 42;
+    document.paths['/pets'].post.responses['201'] = { description: 'ok', links: 5 };
+    expect(schemaErrors(document)).toEqual([
+      { pointer: '#/info', keyword: 'additionalProperties', message: 'must NOT have additional properties: "extra"' },
+      { pointer: '#/paths/~1pets/get/responses/200/description', keyword: 'type', message: 'must be string' },
+      { pointer: '#/paths/~1pets/post/responses/201/links', keyword: 'type', message: 'must be object' },
+    ]);
+    expect(schemaErrors(petstore())).toEqual([]);
+  });
+
+  it('checks Swagger 2.0 and OpenAPI 3.1, and leaves 3.2 and a non-string version to the parser', () => {
+    expect(schemaErrors({ swagger: '3.0', info: { title: 'x', version: '1' }, paths: {} })).toEqual([
+      { pointer: '#/swagger', keyword: 'enum', message: 'must be equal to one of the allowed values: ["2.0"]' },
+    ]);
+    expect(schemaErrors({ openapi: '3.1.0', info: { title: 'x', version: '1' }, webhooks: {}, components: { schemas: { A: { type: 'object' } } } })).toEqual(
+      [],
+    );
+    expect(schemaErrors({ openapi: '3.1.0', info: { title: 'x' }, paths: {} })).toEqual([
+      { pointer: '#/info', keyword: 'required', message: "must have required property 'version'" },
+    ]);
+    expect(schemaErrors({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} })).toBeUndefined();
+    expect(schemaErrors({ openapi: 3, info: { title: 'x', version: '1' }, paths: {} })).toBeUndefined();
   });
 });

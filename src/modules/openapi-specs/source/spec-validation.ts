@@ -1,5 +1,6 @@
 import { validate } from '@readme/openapi-parser';
 import { pathAtLine, SpecProblem, toPointer } from './spec-documents';
+import { schemaErrors } from './spec-schema';
 
 /**
  * Most problems kept with a version (`lastProcessedErrors`); `lastProcessedErrorCount` still counts
@@ -21,11 +22,19 @@ export interface SpecProblems {
 
 /**
  * Validates one self-contained document (see `bundleForValidation`) as Swagger 2.0, OpenAPI 3.0 or
- * 3.1 with `@readme/openapi-parser`. External resolution is off: the document holds every file it
- * uses, so the parser reads no file and calls no server. A document that does not validate is not
- * refused here: its problems are returned, each named with its place in the document.
+ * 3.1: first against the OpenAPI schemas (`spec-schema.ts`), then, when that finds nothing, with
+ * `@readme/openapi-parser` (its checks beyond the schema). External resolution is off: the document
+ * holds every file it uses, so the parser reads no file and calls no server. A document that does
+ * not validate is not refused here: its problems are returned, each named with its place.
  */
 export async function validateSpecDocument(bundle: Record<string, unknown>, room = MAX_STORED_PROBLEMS): Promise<SpecProblems> {
+  const structural = schemaErrors(bundle);
+  if (structural && structural.length > 0) {
+    const problems = structural
+      .slice(0, Math.max(0, room))
+      .map((error) => ({ message: clip(`${error.pointer}: ${error.message}`), code: error.keyword.toUpperCase() }));
+    return { problems, total: structural.length };
+  }
   // The parser dereferences in place: the errors' code frames quote this object as it leaves.
   let result;
   try {
