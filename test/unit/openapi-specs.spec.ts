@@ -181,6 +181,12 @@ describe('OpenAPI spec documents', () => {
         problems: [{ code: NOT_VALIDATED, message: 'The document could not be validated: OpenAPI 3.2 is currently unsupported.' }],
         total: 1,
       });
+      // Sound for the schemas, so the parser's own checks run.
+      const twice = petstore() as any;
+      twice.paths['/pets'].post.operationId = 'listPets';
+      const duplicate = await validateSpecDocument(twice);
+      expect(duplicate.total).toBe(1);
+      expect(duplicate.problems[0].message).toMatch(/listPets/);
       const many = petstore() as any;
       delete many.info.version;
       for (let i = 0; i < 5; i++) many.paths[`/x${i}`] = { get: { responses: { '200': { description: i } } } };
