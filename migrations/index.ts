@@ -29,6 +29,7 @@ import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing
 import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
 import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
+import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-processing-errors';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -64,5 +65,6 @@ export const MIGRATIONS = [
   PublishedGeneration1800000150001,
   EmbedCache1800000160000,
   SiteRedirects1800000170000,
+  OpenApiProcessingErrors1800000230000,
   OrganizationDefaultSite1800000290000,
 ];

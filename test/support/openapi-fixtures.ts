@@ -145,6 +145,20 @@ export function largeSpec(bytes: number): string {
   return JSON.stringify(spec);
 }
 
+/**
+ * `largeSpec` with problems spread through it: one operation in 100 has a number for a response's
+ * description, one in 200 a response `$ref` that lands nowhere. It still parses: it is kept, with them.
+ */
+export function largeSpecWithProblems(bytes: number): string {
+  const spec = JSON.parse(largeSpec(bytes)) as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
+  Object.values(spec.paths).forEach((item, i) => {
+    if (!item.get) return;
+    if (i % 100 === 0) item.get.responses = { '200': { description: 42 } };
+    if (i % 200 === 0) item.get.responses['201'] = { $ref: `#/components/responses/Missing${i}` };
+  });
+  return JSON.stringify(spec);
+}
+
 function operationPath(i: number) {
   return {
     get: {

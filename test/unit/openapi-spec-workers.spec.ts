@@ -27,17 +27,19 @@ describe('SpecWorkers', () => {
       path: ['paths', '/pets', 'get', 'responses', '200', 'content', 'application/json', 'schema', '$ref'],
     });
     const yaml = await workers.parse('openapi: 3.0.3\ninfo: {title: T, version: "1"}\npaths: {}\n', 'source.text');
-    expect(yaml).toEqual({ format: 'yaml', json: '{"openapi":"3.0.3","info":{"title":"T","version":"1"},"paths":{}}', isObject: true, refs: [] });
+    expect(yaml).toEqual({ format: 'yaml', json: '{"openapi":"3.0.3","info":{"title":"T","version":"1"},"paths":{}}', isObject: true, isSpec: true, refs: [] });
     expect((await workers.parse('[1, 2]', 'source.text')).isObject).toBe(false);
     await expect(workers.parse('a: [1\nb: : :', 'source.text')).rejects.toThrow(SpecDocumentError);
     await expect(workers.parse('a: 1\na: 2\n', 'source.text')).rejects.toThrow(/source.text is not valid YAML or JSON/);
   });
 
-  it('refuses an invalid document with a SpecDocumentError naming the place, and keeps serving', async () => {
-    await expect(workers.validate([{ key: 'openapi.json', text: JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} }) }])).rejects.toThrow(
-      /#\/info: must have required property 'version'/,
-    );
-    await expect(workers.validate([{ key: 'openapi.json', text: JSON.stringify(petstore()) }])).resolves.toBeUndefined();
+  it("answers an invalid document's problems naming their place, refuses one that does not parse, and keeps serving", async () => {
+    await expect(workers.validate([{ key: 'openapi.json', text: JSON.stringify({ openapi: '3.0.3', info: { title: 'x' }, paths: {} }) }])).resolves.toEqual({
+      problems: [{ code: 'REQUIRED', message: "#/info: must have required property 'version'" }],
+      total: 1,
+    });
+    await expect(workers.validate([{ key: 'openapi.json', text: '{"openapi": ' }])).rejects.toThrow(SpecDocumentError);
+    await expect(workers.validate([{ key: 'openapi.json', text: JSON.stringify(petstore()) }])).resolves.toEqual({ problems: [], total: 0 });
   });
 
   it('refuses jobs after shutdown', async () => {

@@ -12,8 +12,18 @@ import {
   SpecDocumentError,
   splitRef,
   toPointer,
+  UNRESOLVED_REF,
 } from '../../src/modules/openapi-specs/source/spec-documents';
-import { describe as describeError, validateSpecDocument } from '../../src/modules/openapi-specs/source/spec-validation';
+import {
+  clip,
+  describe as describeError,
+  MAX_PROBLEM_LENGTH,
+  MAX_STORED_PROBLEMS,
+  mergeProblems,
+  NOT_VALIDATED,
+  validateSpecDocument,
+} from '../../src/modules/openapi-specs/source/spec-validation';
+import { schemaErrors } from '../../src/modules/openapi-specs/source/spec-schema';
 import { petstore } from '../support/openapi-fixtures';
 
 describe('OpenAPI spec documents', () => {
@@ -82,22 +92,31 @@ describe('OpenAPI spec documents', () => {
       expect(entry.document.a.$ref).toBe('pet.yaml#/Pet');
     });
 
-    it('prepares files fetched from URLs: refs between them checked, then bundled', () => {
+    it('prepares files fetched from URLs: refs between them checked, then bundled; a broken one listed and left out of the bundle only', () => {
       const entry = { key: 'openapi.yaml', url: 'http://h/specs/openapi.yaml', text: 'a:\n  $ref: "schemas/pet.yaml#/Pet"\n' };
       const pet = { key: 'schemas/pet.yaml', url: 'http://h/specs/schemas/pet.yaml', text: 'Pet:\n  type: object\n  up:\n    $ref: "../openapi.yaml#/a"\n' };
       expect(prepareForValidation([entry, pet])).toEqual({
-        a: { $ref: `#/${BUNDLE_FILES_KEY}/0/Pet` },
-        [BUNDLE_FILES_KEY]: { '0': { Pet: { type: 'object', up: { $ref: '#/a' } } } },
+        bundle: {
+          a: { $ref: `#/${BUNDLE_FILES_KEY}/0/Pet` },
+          [BUNDLE_FILES_KEY]: { '0': { Pet: { type: 'object', up: { $ref: '#/a' } } } },
+        },
+        problems: [],
       });
-      expect(() => prepareForValidation([{ ...entry, text: 'a:\n  $ref: "schemas/pet.yaml#/Dog"\n' }, pet])).toThrow(
-        'openapi.yaml #/a/$ref: "schemas/pet.yaml#/Dog" points to nothing (no "/Dog" in schemas/pet.yaml)',
-      );
-      expect(() => prepareForValidation([{ ...entry, text: 'a:\n  $ref: "other.yaml"\n' }, pet])).toThrow(
+      const dog = prepareForValidation([{ ...entry, text: 'a:\n  $ref: "schemas/pet.yaml#/Dog"\n  b: 1\n' }, pet]);
+      expect(dog.problems).toEqual([
+        { code: UNRESOLVED_REF, message: 'openapi.yaml #/a/$ref: "schemas/pet.yaml#/Dog" points to nothing (no "/Dog" in schemas/pet.yaml)' },
+      ]);
+      expect(dog.bundle.a).toEqual({ b: 1 });
+      expect(prepareForValidation([{ ...entry, text: 'a:\n  $ref: "other.yaml"\n' }, pet]).problems[0].message).toMatch(
         /points to a file that is not part of the specification/,
       );
-      expect(() => prepareForValidation([{ key: 'openapi.json', text: '{"a": {"$ref": "#/b"}}' }])).toThrow(
-        '#/a/$ref: "#/b" points to nothing (no "/b" in openapi.json)',
-      );
+      expect(prepareForValidation([{ key: 'openapi.json', text: '{"a": {"$ref": "#/b"}, "c": {"$ref": "other.yaml#/x"}}' }]).problems).toEqual([
+        { code: UNRESOLVED_REF, message: '#/a/$ref: "#/b" points to nothing (no "/b" in openapi.json)' },
+        {
+          code: UNRESOLVED_REF,
+          message: '#/c/$ref: "other.yaml#/x" points outside the document; a specification given as text cannot reference other files',
+        },
+      ]);
     });
 
     it('hashes the same files the same way, whatever their order, and any change differently', () => {
@@ -149,20 +168,39 @@ describe('OpenAPI spec documents', () => {
       expect(describeError('Supplied schema is not a valid API definition.', doc)).toBe('Supplied schema is not a valid API definition.');
     });
 
-    it('validates Swagger 2.0, OpenAPI 3.0 and 3.1, and refuses the rest', async () => {
-      await expect(validateSpecDocument(petstore() as Record<string, unknown>)).resolves.toBeUndefined();
+    it('validates Swagger 2.0, OpenAPI 3.0 and 3.1; lists the problems of the rest, capped in count and length', async () => {
+      const valid = { problems: [], total: 0 };
+      await expect(validateSpecDocument(petstore() as Record<string, unknown>)).resolves.toEqual(valid);
       await expect(
         validateSpecDocument({ swagger: '2.0', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: { '200': { description: 'ok' } } } } } }),
-      ).resolves.toBeUndefined();
+      ).resolves.toEqual(valid);
       await expect(
         validateSpecDocument({ openapi: '3.1.0', info: { title: 'x', version: '1' }, webhooks: {}, components: { schemas: { A: {} } } }),
-      ).resolves.toBeUndefined();
-      await expect(validateSpecDocument({ hello: 'world' })).rejects.toThrow(/not a valid API definition/);
-      await expect(validateSpecDocument({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} })).rejects.toThrow(/3\.2/);
+      ).resolves.toEqual(valid);
+      expect(await validateSpecDocument({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} })).toEqual({
+        problems: [{ code: NOT_VALIDATED, message: 'The document could not be validated: OpenAPI 3.2 is currently unsupported.' }],
+        total: 1,
+      });
+      // Sound for the schemas, so the parser's own checks run.
+      const twice = petstore() as any;
+      twice.paths['/pets'].post.operationId = 'listPets';
+      const duplicate = await validateSpecDocument(twice);
+      expect(duplicate.total).toBe(1);
+      expect(duplicate.problems[0].message).toMatch(/listPets/);
       const many = petstore() as any;
       delete many.info.version;
       for (let i = 0; i < 5; i++) many.paths[`/x${i}`] = { get: { responses: { '200': { description: i } } } };
-      await expect(validateSpecDocument(many)).rejects.toThrow(/\(and \d+ more\)$/);
+      const found = await validateSpecDocument(many);
+      expect(found.problems[0]).toEqual({ code: 'REQUIRED', message: "#/info: must have required property 'version'" });
+      expect(found.problems[1]).toEqual({ code: 'TYPE', message: '#/paths/~1x0/get/responses/200/description: must be string' });
+      expect(found.total).toBeGreaterThanOrEqual(found.problems.length);
+      expect((await validateSpecDocument(structuredClone(many), 1)).problems).toHaveLength(1);
+      expect(clip('x'.repeat(MAX_PROBLEM_LENGTH))).toHaveLength(MAX_PROBLEM_LENGTH);
+      expect(clip('x'.repeat(MAX_PROBLEM_LENGTH + 1))).toBe(`${'x'.repeat(MAX_PROBLEM_LENGTH - 1)}…`);
+      const refs = Array.from({ length: MAX_STORED_PROBLEMS + 3 }, (_, i) => ({ code: UNRESOLVED_REF, message: `ref ${i}` }));
+      const merged = mergeProblems(refs, { problems: [{ code: 'TYPE', message: 'late' }], total: 7 });
+      expect(merged.problems).toHaveLength(MAX_STORED_PROBLEMS);
+      expect(merged.total).toBe(MAX_STORED_PROBLEMS + 3 + 7);
     });
   });
 });
@@ -229,5 +267,34 @@ describe('OpenAPI markdown', () => {
     expect(openApiSlugOf({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'api' } } }, props: {} })).toBe('api');
     expect(openApiSlugOf({ type: 'builtin:translation', dependencies: { spec: { ref: { kind: 'openapi', spec: 'api' } } }, props: {} })).toBeUndefined();
     expect(openApiSlugOf({ type: 'builtin:openapi', dependencies: {}, props: {} })).toBeUndefined();
+  });
+});
+
+describe('OpenAPI schema check', () => {
+  it('places each problem by its instance path, one per place, the deepest kept', () => {
+    const document = petstore() as any;
+    document.info.extra = 1;
+    document.paths['/pets'].get.responses['200'].description = 42;
+    document.paths['/pets'].post.responses['201'] = { description: 'ok', links: 5 };
+    expect(schemaErrors(document)).toEqual([
+      { pointer: '#/info', keyword: 'additionalProperties', message: 'must NOT have additional properties: "extra"' },
+      { pointer: '#/paths/~1pets/get/responses/200/description', keyword: 'type', message: 'must be string' },
+      { pointer: '#/paths/~1pets/post/responses/201/links', keyword: 'type', message: 'must be object' },
+    ]);
+    expect(schemaErrors(petstore())).toEqual([]);
+  });
+
+  it('checks Swagger 2.0 and OpenAPI 3.1, and leaves 3.2 and a non-string version to the parser', () => {
+    expect(schemaErrors({ swagger: '3.0', info: { title: 'x', version: '1' }, paths: {} })).toEqual([
+      { pointer: '#/swagger', keyword: 'enum', message: 'must be equal to one of the allowed values: ["2.0"]' },
+    ]);
+    expect(schemaErrors({ openapi: '3.1.0', info: { title: 'x', version: '1' }, webhooks: {}, components: { schemas: { A: { type: 'object' } } } })).toEqual(
+      [],
+    );
+    expect(schemaErrors({ openapi: '3.1.0', info: { title: 'x' }, paths: {} })).toEqual([
+      { pointer: '#/info', keyword: 'required', message: "must have required property 'version'" },
+    ]);
+    expect(schemaErrors({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} })).toBeUndefined();
+    expect(schemaErrors({ openapi: 3, info: { title: 'x', version: '1' }, paths: {} })).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OpenApiProcessingError } from './openapi-spec.read-model';
 
 /** Parsed files of a spec: path (relative to the entry file's folder) → parsed document; the entry file first. */
 export type OpenApiFilesystem = Record<string, unknown>;
@@ -19,6 +20,18 @@ export class OpenApiSpecContent {
 
   @Column('jsonb', { select: false })
   filesystem: OpenApiFilesystem;
+
+  /**
+   * What validating this content found (broken `$ref`s, validator errors), at most
+   * MAX_STORED_PROBLEMS; empty for a valid spec. A content never changes, so neither do these: a
+   * content submitted again is not validated again.
+   */
+  @Column('jsonb')
+  validationErrors: OpenApiProcessingError[];
+
+  /** How many problems there were in all (`validationErrors` holds the first ones). */
+  @Column('integer')
+  validationErrorCount: number;
 
   /** Bytes of every file together. */
   @Column('integer')

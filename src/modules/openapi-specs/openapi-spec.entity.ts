@@ -1,4 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OpenApiProcessingState } from './openapi-spec-version.entity';
+import type { OpenApiProcessingError } from './openapi-spec.read-model';
 
 export const OPENAPI_SPEC_VISIBILITIES = ['private', 'public'] as const;
 export type OpenApiSpecVisibility = (typeof OPENAPI_SPEC_VISIBILITIES)[number];
@@ -29,6 +31,20 @@ export class OpenApiSpec {
   /** When a source was last fetched and parsed successfully (identical content included). */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })
   lastProcessedAt: Date | null;
+
+  /** The state of the last processing (`pending` only inside the transaction that creates the spec). */
+  @Column('text', { default: 'pending' })
+  processingState: OpenApiProcessingState;
+
+  /**
+   * The problems the last processing found (the latest version's content's): the first
+   * MAX_STORED_PROBLEMS, and how many in all. A valid content empties them.
+   */
+  @Column('jsonb', { default: () => "'[]'" })
+  lastProcessedErrors: OpenApiProcessingError[];
+
+  @Column('integer', { default: 0 })
+  lastProcessedErrorCount: number;
 
   @Column('text', { nullable: true })
   createdBy: string | null;

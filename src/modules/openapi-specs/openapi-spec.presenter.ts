@@ -1,8 +1,9 @@
 import type { AppConfig } from '../../config/app-config';
 import type { OpenApiFilesystem } from './openapi-spec-content.entity';
-import type { OpenApiSpecVersion } from './openapi-spec-version.entity';
+import type { OpenApiProcessingState, OpenApiSpecVersion } from './openapi-spec-version.entity';
 import type { OpenApiSpec, OpenApiSpecVisibility } from './openapi-spec.entity';
 import type { OpenApiSpecPermissions } from './openapi-spec.policy';
+import type { OpenApiProcessingError } from './openapi-spec.read-model';
 
 /** `OpenAPISpec` of the public description. */
 export interface OpenApiSpecJson {
@@ -12,10 +13,11 @@ export interface OpenApiSpecJson {
   updatedAt: string;
   slug: string;
   sourceURL?: string;
-  processingState: 'complete';
+  processingState: OpenApiProcessingState;
   visibility: OpenApiSpecVisibility;
   lastVersion?: string;
   lastProcessedAt?: string;
+  lastProcessedErrors: OpenApiProcessingError[];
   lastProcessedErrorCount: number;
   permissions: OpenApiSpecPermissions;
   urls: { location: string; app: string };
@@ -47,8 +49,11 @@ const specPath = (spec: OpenApiSpec) => `/v1/orgs/${spec.organizationId}/openapi
 const versionPath = (spec: OpenApiSpec, version: OpenApiSpecVersion) => `${specPath(spec)}/versions/${version.id}`;
 
 /**
- * Specs are parsed while the request that gives their source waits, so every stored spec is
- * `complete` and has no processing errors (an invalid source is refused with 400 and changes nothing).
+ * Specs are processed while the request that gives their source waits, so a stored spec is
+ * `complete`; `lastProcessedErrors` lists what its latest content does not validate on (empty when
+ * valid), `lastProcessedErrorCount` how many problems there were before the list was cut. A source
+ * that cannot be fetched or parsed is refused with 400 and changes nothing, so `lastProcessErrorCode`
+ * is never set.
  */
 export function presentOpenApiSpec(spec: OpenApiSpec, permissions: OpenApiSpecPermissions, config: AppConfig): OpenApiSpecJson {
   const location = config.apiUrl(specPath(spec));
@@ -59,11 +64,12 @@ export function presentOpenApiSpec(spec: OpenApiSpec, permissions: OpenApiSpecPe
     updatedAt: spec.updatedAt.toISOString(),
     slug: spec.slug,
     ...(spec.sourceUrl ? { sourceURL: spec.sourceUrl } : {}),
-    processingState: 'complete',
+    processingState: spec.processingState,
     visibility: spec.visibility,
     ...(spec.lastVersionId ? { lastVersion: spec.lastVersionId } : {}),
     ...(spec.lastProcessedAt ? { lastProcessedAt: spec.lastProcessedAt.toISOString() } : {}),
-    lastProcessedErrorCount: 0,
+    lastProcessedErrors: spec.lastProcessedErrors.map((error) => ({ message: error.message, ...(error.code ? { code: error.code } : {}) })),
+    lastProcessedErrorCount: spec.lastProcessedErrorCount,
     permissions,
     urls: { location, app: config.appLink(`/o/${spec.organizationId}/openapi/${encodeURIComponent(spec.slug)}`, specPath(spec)) },
   };

@@ -13,8 +13,20 @@ export interface OpenApiVersionContent extends OpenApiVersionRow {
   content: Pick<OpenApiSpecContent, 'hash' | 'format'> & { rawText?: string; filesystem?: OpenApiFilesystem };
 }
 
-/** A source parsed and validated, ready to be stored as a version. */
-export interface LoadedSpec {
+/** A problem kept with a spec that parses but does not validate: the public `OpenAPIErrorObject`. */
+export interface OpenApiProcessingError {
+  message: string;
+  code?: string;
+}
+
+/** What validating a content found: the first problems (capped) and how many there were. */
+export interface ContentProblems {
+  errors: OpenApiProcessingError[];
+  errorCount: number;
+}
+
+/** A source parsed and validated, ready to be stored as a version (with the problems validation found, if any). */
+export interface LoadedSpec extends ContentProblems {
   hash: string;
   format: 'json' | 'yaml';
   rawText: string;
@@ -25,7 +37,8 @@ export interface LoadedSpec {
   sourceUrl: string | null;
   /**
    * True when a content with this hash is stored already (it was validated then): nothing was
-   * validated again, `filesystem` is left empty (`{}`) and nothing needs storing.
+   * validated again (its stored problems are the ones here), `filesystem` is left empty (`{}`) and
+   * nothing needs storing.
    */
   known: boolean;
 }

@@ -6,7 +6,7 @@ import { Page, paginate } from '../../common/pagination/paginate';
 import { OpenApiSpecContent } from './openapi-spec-content.entity';
 import { OpenApiSpecVersion } from './openapi-spec-version.entity';
 import { OpenApiSpec } from './openapi-spec.entity';
-import type { LoadedSpec } from './openapi-spec.read-model';
+import type { ContentProblems, LoadedSpec } from './openapi-spec.read-model';
 
 /** Every query of specs, their versions and the versions' stored content. */
 @Injectable()
@@ -34,7 +34,12 @@ export class OpenApiSpecsRepository {
 
   async updateSpec(
     id: string,
-    changes: Partial<Pick<OpenApiSpec, 'sourceUrl' | 'visibility' | 'lastVersionId' | 'lastProcessedAt' | 'updatedAt'>>,
+    changes: Partial<
+      Pick<
+        OpenApiSpec,
+        'sourceUrl' | 'visibility' | 'lastVersionId' | 'lastProcessedAt' | 'processingState' | 'lastProcessedErrors' | 'lastProcessedErrorCount' | 'updatedAt'
+      >
+    >,
     manager: EntityManager,
   ): Promise<void> {
     await manager.update(OpenApiSpec, { id }, changes);
@@ -46,20 +51,29 @@ export class OpenApiSpecsRepository {
     return paginate<OpenApiSpec>(qb, query, { list: 'openapi-specs:slug:asc', columns: ['s.slug'], direction: 'ASC', keyOf: (spec) => [spec.slug] });
   }
 
-  contentExists(hash: string): Promise<boolean> {
-    return this.dataSource.manager.existsBy(OpenApiSpecContent, { hash });
+  /** The problems of a stored content, or null when no content has this hash. */
+  async storedProblems(hash: string): Promise<ContentProblems | null> {
+    const content = await this.dataSource.manager.findOne(OpenApiSpecContent, {
+      where: { hash },
+      select: { hash: true, validationErrors: true, validationErrorCount: true },
+    });
+    return content ? { errors: content.validationErrors, errorCount: content.validationErrorCount } : null;
   }
 
   /** Stores a content unless the same content is stored already (content-addressed). */
   async storeContent(loaded: LoadedSpec, manager: EntityManager): Promise<void> {
     // The filesystem arrives as JSON text and Postgres parses it: no 5 MB stringify on the event loop.
     await manager.query(
-      `INSERT INTO openapi_spec_contents (hash, format, raw_text, filesystem, size) VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT (hash) DO NOTHING`,
-      [loaded.hash, loaded.format, loaded.rawText, loaded.filesystem, loaded.size],
+      `INSERT INTO openapi_spec_contents (hash, format, raw_text, filesystem, size, validation_errors, validation_error_count)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7) ON CONFLICT (hash) DO NOTHING`,
+      [loaded.hash, loaded.format, loaded.rawText, loaded.filesystem, loaded.size, JSON.stringify(loaded.errors), loaded.errorCount],
     );
   }
 
-  async insertVersion(version: Pick<OpenApiSpecVersion, 'id' | 'specId' | 'contentHash' | 'sourceUrl'>, manager: EntityManager): Promise<OpenApiSpecVersion> {
+  async insertVersion(
+    version: Pick<OpenApiSpecVersion, 'id' | 'specId' | 'contentHash' | 'sourceUrl' | 'processingState'>,
+    manager: EntityManager,
+  ): Promise<OpenApiSpecVersion> {
     await manager.insert(OpenApiSpecVersion, version);
     return manager.findOneByOrFail(OpenApiSpecVersion, { id: version.id });
   }

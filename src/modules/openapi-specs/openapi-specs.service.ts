@@ -20,8 +20,10 @@ export type VersionSelector = { latest: true } | { id: string };
 /**
  * Specs of an organization and their versions. A source is fetched, parsed and validated before
  * any transaction opens (a slow server holds no lock); the write then locks the spec's row, adds a
- * version only when the content differs from the latest one, and moves `lastVersion`, in one
- * transaction. Versions are never changed.
+ * version only when the content differs from the latest one, and moves `lastVersion` and the
+ * spec's processing state and problems, in one transaction. Versions are never changed. A spec that
+ * parses but does not validate is stored all the same, its problems on the spec; a source that
+ * cannot be fetched or parsed is refused and changes nothing.
  */
 @Injectable()
 export class OpenApiSpecsService {
@@ -118,6 +120,10 @@ export class OpenApiSpecsService {
         {
           sourceUrl,
           lastProcessedAt: now,
+          // The latest content's problems: the same content always has the same ones, a valid one none.
+          processingState: 'complete',
+          lastProcessedErrors: loaded.errors,
+          lastProcessedErrorCount: loaded.errorCount,
           ...(newVersion ? { lastVersionId: newVersion.id } : {}),
           ...(newVersion || sourceUrl !== spec.sourceUrl ? { updatedAt: now } : {}),
         },
@@ -132,10 +138,10 @@ export class OpenApiSpecsService {
     const latest = spec.lastVersionId ? await this.specs.findVersion(spec.id, spec.lastVersionId, em) : null;
     if (latest && latest.contentHash === loaded.hash) return null;
     if (!loaded.known) await this.specs.storeContent(loaded, em);
-    return this.specs.insertVersion({ id: newId(), specId: spec.id, contentHash: loaded.hash, sourceUrl: loaded.sourceUrl }, em);
+    return this.specs.insertVersion({ id: newId(), specId: spec.id, contentHash: loaded.hash, sourceUrl: loaded.sourceUrl, processingState: 'complete' }, em);
   }
 
-  private readonly isStored = (hash: string) => this.specs.contentExists(hash);
+  private readonly isStored = (hash: string) => this.specs.storedProblems(hash);
 
   private async found(caller: Membership, slug: string): Promise<OpenApiSpec> {
     const spec = await this.specs.findSpec(caller.organizationId, slug);

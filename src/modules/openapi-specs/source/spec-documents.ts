@@ -322,10 +322,25 @@ export function fileUrl(url: string): string {
 }
 
 /**
- * Parses the files of a source (the entry first) and checks every `$ref` lands on something, then
- * builds the validator's bundle. Pure and self-contained, so it runs in the validation worker.
+ * A problem found while processing a specification that parses: a `$ref` that lands nowhere or a
+ * validator error. Stored with the version (public `OpenAPIErrorObject`); it does not refuse the spec.
  */
-export function prepareForValidation(sources: SourceFile[]): Record<string, unknown> {
+export interface SpecProblem {
+  message: string;
+  code: string;
+}
+
+/** Code of a `$ref` that does not land on anything (the validator's own errors carry their keyword). */
+export const UNRESOLVED_REF = 'UNRESOLVED_REF';
+
+/**
+ * Parses the files of a source (the entry first), lists every `$ref` that lands nowhere, then builds
+ * the validator's bundle. A broken `$ref` is a problem of the spec, not a refusal: it is listed, and
+ * removed from the bundle (only: the stored files keep it) so the validator checks everything else
+ * instead of stopping at the first pointer it cannot follow. Pure and self-contained, so it runs in
+ * the validation worker.
+ */
+export function prepareForValidation(sources: SourceFile[]): { bundle: Record<string, unknown>; problems: SpecProblem[] } {
   const files = sources.map((source) => ({ ...source, document: parseSpecText(source.text, source.key).document }));
   const byUrl = new Map(files.flatMap((file) => [file.url, file.requested].flatMap((url) => (url ? [[fileUrl(url), file] as const] : []))));
   const locate = (from: SpecFile, ref: string): SpecFile | undefined => {
@@ -333,22 +348,45 @@ export function prepareForValidation(sources: SourceFile[]): Record<string, unkn
     if (part === '') return from;
     return from.url ? byUrl.get(fileUrl(new URL(part, from.url).toString())) : undefined;
   };
-  checkPointers(files, locate);
+  const broken = brokenRefs(files, locate);
+  for (const ref of broken) {
+    // The documents were parsed for this bundle alone: dropping the `$ref` changes nothing stored.
+    const holder = ref.path.slice(0, -1).reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], ref.file.document) as Record<string, unknown>;
+    delete holder.$ref;
+  }
   const [entry, ...others] = files;
-  return bundleForValidation(entry, others, (from, ref) => locate(from, ref)?.key, true);
+  return {
+    bundle: bundleForValidation(entry, others, (from, ref) => locate(from, ref)?.key, true),
+    problems: broken.map((ref) => ({ message: ref.message, code: UNRESOLVED_REF })),
+  };
 }
 
-/** Every `$ref` must land on something: a broken one is named with its place, before the validator runs. */
-export function checkPointers(files: SpecFile[], locate: (from: SpecFile, ref: string) => SpecFile | undefined): void {
+/** A `$ref` that lands nowhere: its file, its place, and why, as `#/a/$ref: "#/b" points to nothing (…)`. */
+export interface BrokenRef {
+  file: SpecFile;
+  path: (string | number)[];
+  message: string;
+}
+
+/** Every `$ref` that does not land on something, in file then document order. */
+export function brokenRefs(files: SpecFile[], locate: (from: SpecFile, ref: string) => SpecFile | undefined): BrokenRef[] {
+  const broken: BrokenRef[] = [];
   for (const file of files) {
     for (const found of findRefs(file.document, file.key)) {
       const target = locate(file, found.ref);
-      const { pointer } = splitRef(found.ref);
-      const prefix = files.length > 1 ? `${file.key} ` : '';
-      if (!target) throw new SpecDocumentError(`${prefix}${toPointer(found.path)}: "${found.ref}" points to a file that is not part of the specification`);
-      if (resolvePointer(target.document, pointer) === undefined) {
-        throw new SpecDocumentError(`${prefix}${toPointer(found.path)}: "${found.ref}" points to nothing (no "${pointer}" in ${target.key})`);
+      const { file: part, pointer } = splitRef(found.ref);
+      const where = `${files.length > 1 ? `${file.key} ` : ''}${toPointer(found.path)}: "${found.ref}"`;
+      if (!target) {
+        // A text has no origin to resolve another file against.
+        const why =
+          file.url || part === ''
+            ? 'points to a file that is not part of the specification'
+            : 'points outside the document; a specification given as text cannot reference other files';
+        broken.push({ file, path: found.path, message: `${where} ${why}` });
+      } else if (resolvePointer(target.document, pointer) === undefined) {
+        broken.push({ file, path: found.path, message: `${where} points to nothing (no "${pointer}" in ${target.key})` });
       }
     }
   }
+  return broken;
 }

@@ -3,8 +3,9 @@ import { OutboundError } from '../../../common/outbound/outbound-error';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { AppConfig } from '../../../config/app-config';
 import { openApiError } from '../openapi-spec.errors';
-import type { LoadedSpec } from '../openapi-spec.read-model';
+import type { ContentProblems, LoadedSpec } from '../openapi-spec.read-model';
 import { contentHash, fileUrl, SpecDocumentError, splitRef, toPointer } from './spec-documents';
+import type { SpecProblems } from './spec-validation';
 import { SpecWorkers } from './spec-workers';
 import type { ParsedSpecFile } from './spec.worker';
 
@@ -32,10 +33,17 @@ function filesystemJson(files: { key: string; json: string }[]): string {
   return `{${files.map((file) => `${JSON.stringify(file.key)}:${file.json}`).join(',')}}`;
 }
 
+/** Whether a content is stored already, and then the problems its validation found. */
+export type StoredContent = (hash: string) => Promise<ContentProblems | null>;
+
+const asStored = ({ problems, total }: SpecProblems): ContentProblems => ({ errors: problems, errorCount: total });
+
 /**
- * Turns a source (`{text}` or `{url}`) into a validated specification ready to store: fetches
- * (through the SSRF-guarded client, bounded in bytes, files, `$ref` depth and time), parses, checks
- * every `$ref` lands, validates with the parser, hashes. Any failure is a 400 that names where.
+ * Turns a source (`{text}` or `{url}`) into a specification ready to store: fetches (through the
+ * SSRF-guarded client, bounded in bytes, files, `$ref` depth and time), parses, hashes, then lists
+ * what does not validate: `$ref`s that land nowhere and the parser's errors. Only a source that
+ * cannot be fetched or parsed (or is not an object with `openapi`/`swagger`, or breaks a bound) is
+ * a 400 naming where; a specification that parses is kept with its problems.
  */
 @Injectable()
 export class SpecLoader {
@@ -46,11 +54,11 @@ export class SpecLoader {
   ) {}
 
   /**
-   * `isStored(hash)`: whether that content is stored already. Stored contents were validated when
-   * they were stored and never change, so a known text is not parsed again, and a known set of
-   * fetched files is not validated again (the usual case of a spec re-submitted unchanged).
+   * `isStored(hash)`: whether that content is stored already, with its problems. Stored contents
+   * were validated when they were stored and never change, so a known text is not parsed again, and
+   * a known set of fetched files is not validated again (the usual case of a spec re-submitted unchanged).
    */
-  async load(source: { url?: string; text?: string }, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
+  async load(source: { url?: string; text?: string }, isStored: StoredContent): Promise<LoadedSpec> {
     try {
       return source.url !== undefined ? await this.fromUrl(source.url, isStored) : await this.fromText(source.text as string, isStored);
     } catch (error) {
@@ -59,28 +67,31 @@ export class SpecLoader {
     }
   }
 
-  private async fromText(text: string, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
+  private async fromText(text: string, isStored: StoredContent): Promise<LoadedSpec> {
     const size = Buffer.byteLength(text);
     if (size > this.config.openapi.maxBytes) throw new SpecDocumentError(`source.text: the specification is larger than ${this.config.openapi.maxBytes} bytes`);
     const hash = contentHash([{ key: TEXT_KEY, text }]);
-    if (await isStored(hash)) return { hash, format: guessFormat(text), rawText: text, filesystem: '{}', size, sourceUrl: null, known: true };
+    const stored = await isStored(hash);
+    if (stored) return { hash, format: guessFormat(text), rawText: text, filesystem: '{}', size, sourceUrl: null, known: true, ...stored };
     // Parsed in a worker: a large YAML text takes seconds.
     const parsed = await this.validator.parse(text, 'source.text');
     const key = parsed.format === 'json' ? 'openapi.json' : 'openapi.yaml';
-    checkIsObject(parsed, key);
-    // A text has no origin: every `$ref` must stay inside it.
-    for (const found of parsed.refs) {
-      if (splitRef(found.ref).file !== '') {
-        throw new SpecDocumentError(
-          `${toPointer(found.path)}: "${found.ref}" points outside the document; a specification given as text cannot reference other files`,
-        );
-      }
-    }
-    await this.validator.validate([{ key, text }]);
-    return { hash, format: parsed.format, rawText: text, filesystem: filesystemJson([{ key, json: parsed.json }]), size, sourceUrl: null, known: false };
+    checkIsSpec(parsed, 'source.text');
+    // A `$ref` to another file cannot resolve (a text has no origin): the validation lists it as a problem.
+    const problems = await this.validator.validate([{ key, text }]);
+    return {
+      hash,
+      format: parsed.format,
+      rawText: text,
+      filesystem: filesystemJson([{ key, json: parsed.json }]),
+      size,
+      sourceUrl: null,
+      known: false,
+      ...asStored(problems),
+    };
   }
 
-  private async fromUrl(url: string, isStored: (hash: string) => Promise<boolean>): Promise<LoadedSpec> {
+  private async fromUrl(url: string, isStored: StoredContent): Promise<LoadedSpec> {
     const { maxBytes, maxFiles, maxRefDepth, fetchTimeoutMs } = this.config.openapi;
     const signal = AbortSignal.timeout(fetchTimeoutMs);
     let total = 0;
@@ -115,7 +126,7 @@ export class SpecLoader {
     };
 
     const entry = await fetchFile(url, 0, undefined, undefined);
-    checkIsObject(entry.parsed, entry.key);
+    checkIsSpec(entry.parsed, 'source.url');
     const origin = new URL(entry.url).origin;
     const base = new URL('.', entry.url);
     entry.key = keyOf(new URL(entry.url), base, true);
@@ -155,18 +166,19 @@ export class SpecLoader {
       size: total,
       sourceUrl: entry.url,
     };
-    if (await isStored(hash)) return { ...loaded, filesystem: '{}', known: true };
+    const stored = await isStored(hash);
+    if (stored) return { ...loaded, filesystem: '{}', known: true, ...stored };
     // The entry first: the worker bundles the others under it.
     const requested = new Map([...files].map(([asked, file]) => [file, asked]));
-    await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url, requested: requested.get(file) })));
-    return { ...loaded, known: false };
+    const problems = await this.validator.validate(all.map((file) => ({ key: file.key, text: file.text, url: file.url, requested: requested.get(file) })));
+    return { ...loaded, known: false, ...asStored(problems) };
   }
 }
 
-function checkIsObject(parsed: ParsedSpecFile, key: string): void {
-  if (!parsed.isObject) {
-    throw new SpecDocumentError(`${key || 'the specification'} is not an OpenAPI document: its top level must be an object`);
-  }
+/** What parsing alone can refuse: a document that is not an object naming itself a specification. */
+function checkIsSpec(parsed: ParsedSpecFile, where: string): void {
+  if (!parsed.isObject) throw new SpecDocumentError(`${where}: not an OpenAPI document: its top level must be an object`);
+  if (!parsed.isSpec) throw new SpecDocumentError(`${where}: not an OpenAPI document: its top level has no "openapi" or "swagger" member`);
 }
 
 /** The filesystem key of a file: its path relative to the entry file's folder (absolute path when above it). */

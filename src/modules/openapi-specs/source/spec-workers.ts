@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { WorkerPool } from '../../../common/workers/worker-pool';
 import type { OpenApiRenderProps } from '../render/openapi-markdown';
 import { SourceFile, SpecDocumentError } from './spec-documents';
+import type { SpecProblems } from './spec-validation';
 import type { ParsedSpecFile, SpecJob, SpecJobAnswer } from './spec.worker';
 
 /** A job running longer than this is stopped (its worker restarted) and refused. */
@@ -46,9 +47,13 @@ export class SpecWorkers implements OnApplicationShutdown {
     return answer.parsed as ParsedSpecFile;
   }
 
-  /** Resolves when the files form a valid specification; rejects with a SpecDocumentError naming the problem. */
-  async validate(files: SourceFile[]): Promise<void> {
-    await this.pool.run({ kind: 'validate', files });
+  /**
+   * The problems of a specification's files (none when it is valid): broken `$ref`s and validator
+   * errors. Rejects with a SpecDocumentError only when a file does not parse, or the job times out.
+   */
+  async validate(files: SourceFile[]): Promise<SpecProblems> {
+    const answer = await this.pool.run({ kind: 'validate', files });
+    return answer.problems ?? { problems: [], total: 0 };
   }
 
   /** The markdown of a computed page: `filesystem` is the stored filesystem as JSON text (parsed in the worker). */
