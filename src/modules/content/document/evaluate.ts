@@ -181,3 +181,21 @@ function textOf(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return '';
 }
+
+/** The reusable contents of space `spaceId` that `documents` include (what a dereferenced read loads first). */
+export function reusableContentRefs(documents: JsonDocument[], spaceId: string): Set<string> {
+  const ids = new Set<string>();
+  const stack: (DocChild | DocFragment)[] = documents.flatMap((document) => document.nodes);
+  while (stack.length > 0) {
+    const node = stack.pop() as DocChild | DocFragment;
+    if (node.object === 'text') continue;
+    if (node.object === 'block' && node.type === 'reusable-content') {
+      const ref = node.data?.ref as { reusableContent?: unknown; space?: unknown } | undefined;
+      if (typeof ref?.reusableContent === 'string' && (ref.space === undefined || ref.space === spaceId)) ids.add(ref.reusableContent);
+      continue;
+    }
+    if (node.nodes) for (const child of node.nodes) stack.push(child);
+    if ('fragments' in node && node.fragments) for (const fragment of node.fragments) stack.push(fragment);
+  }
+  return ids;
+}
