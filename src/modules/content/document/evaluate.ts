@@ -127,7 +127,9 @@ class Evaluation {
   private push(out: DocChild[], node: DocChild): void {
     const last = out[out.length - 1];
     if (node.object === 'text' && last?.object === 'text' && (this.made.has(node) || this.made.has(last))) {
-      const merged: DocText = { ...last, leaves: [...last.leaves, ...node.leaves] };
+      // A text made here owns its leaves: appended to in place, so a run of expressions stays linear.
+      const merged: DocText = this.made.has(last) ? last : { ...last, leaves: [...last.leaves] };
+      for (const leaf of node.leaves) merged.leaves.push(leaf);
       this.made.add(merged);
       out[out.length - 1] = merged;
       return;
