@@ -3,6 +3,7 @@ import { createChangeRequest } from '../support/comment-builders';
 import { writeContent } from '../support/content-builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { petstore } from '../support/openapi-fixtures';
+import { declaredRoutes } from '../support/route-declarations';
 import { createReaderSite, visitorJwt } from '../support/published-builders';
 import { sitePath } from '../support/site-builders';
 import { createSpace } from '../support/space-builders';
@@ -84,6 +85,25 @@ describe('evaluated documents and reusable contents', () => {
     revision = await writeContent(t, org, space, content(`Shared for ${expr('space.vars.product')}`));
   });
   afterAll(() => t.close());
+
+  it('declares the renderer’s reads for site tokens, and no new read for script tokens (their public security names none)', () => {
+    const byOperation = new Map(declaredRoutes(t.app).map((route) => [route.operationId, route]));
+    for (const operationId of ['getReusableContentInRevisionById', 'getReusableContentDocumentInRevisionById']) {
+      expect([operationId, byOperation.get(operationId)?.site]).toEqual([operationId, { site: 'content' }]);
+    }
+    for (const operationId of ['getReusableContentById', 'getReusableContentInChangeRequestById', 'getComputedDocument']) {
+      expect([operationId, byOperation.get(operationId)?.site]).toEqual([operationId, { site: 'none' }]);
+    }
+    for (const operationId of [
+      'getReusableContentInRevisionById',
+      'getReusableContentDocumentInRevisionById',
+      'getReusableContentById',
+      'getReusableContentInChangeRequestById',
+      'getComputedDocument',
+    ]) {
+      expect([operationId, byOperation.get(operationId)?.script]).toEqual([operationId, { script: 'none' }]);
+    }
+  });
 
   describe('variables (getPageDocumentInRevisionById, getPageInRevisionById)', () => {
     it('leaves expressions unevaluated by default', async () => {

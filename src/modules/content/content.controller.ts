@@ -86,7 +86,6 @@ export class ContentController {
   }
 
   @Get('reusable-contents/:reusableContentId')
-  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({ operationId: 'getReusableContentById', summary: 'A reusable content of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
   async reusableContent(
@@ -99,7 +98,6 @@ export class ContentController {
 
   @Post('computed/document')
   @HttpCode(200)
-  @ScriptScope('space:content:read', 'space:content:write')
   @ApiOperation({
     operationId: 'getComputedDocument',
     summary: 'The document of a computed source: builtin:openapi sources are computed here; other sources answer 422',

@@ -155,7 +155,6 @@ export class RevisionsController {
   }
 
   @Get('reusable-contents/:reusableContentId')
-  @ScriptScope('space:content:read', 'space:content:write')
   @SiteTokenContent()
   @ApiOperation({ operationId: 'getReusableContentInRevisionById', summary: 'A reusable content of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
@@ -169,7 +168,6 @@ export class RevisionsController {
   }
 
   @Get('reusable-contents/:reusableContentId/document')
-  @ScriptScope('space:content:read', 'space:content:write')
   @SiteTokenContent()
   @ApiOperation({ operationId: 'getReusableContentDocumentInRevisionById', summary: "A reusable content's body as a JSON document" })
   @ApiOkResponse({ schema: publicSchema('JSONDocument') })
