@@ -145,7 +145,7 @@ export class ContentService {
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
     if (query.format !== 'document') return { context, pages: subtree, paths };
     await prepareDocuments([subtree[0].markdown]);
-    const evaluation = await this.evaluation.contextFor(revision, query, [pageDocument(subtree[0].markdown ?? '') as unknown as JsonDocument], claims);
+    const evaluation = await this.evaluation.contextFor(revision, query, this.includesOf(query, subtree[0]), claims);
     return { context, pages: subtree, paths, evaluation };
   }
 
@@ -177,7 +177,12 @@ export class ContentService {
     if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
     await this.computedPages.fill(context.organizationId, [page], true);
     await prepareDocuments([page.markdown]);
-    return { page, evaluation: await this.evaluation.contextFor(revision, query, [pageDocument(page.markdown ?? '') as unknown as JsonDocument], claims) };
+    return { page, evaluation: await this.evaluation.contextFor(revision, query, this.includesOf(query, page), claims) };
+  }
+
+  /** The page's document when its includes are to be loaded (`dereferenced`); none otherwise, so it is not parsed for nothing. */
+  private includesOf(query: DocumentQueryDto, page: PageWithBody): JsonDocument[] {
+    return query.dereferenced ? [pageDocument(page.markdown ?? '') as unknown as JsonDocument] : [];
   }
 
   /** A reusable content of a revision (the active one when `revisionId` is undefined); 404 when it has none by that id. */
