@@ -1,10 +1,11 @@
 /* Document model benchmark: parse cost per MB of GitBook-dialect Markdown (markdownToDocument) and
- * write cost (documentToMarkdown), at 10 KB and 1 MB, so linear time shows as the same ms/MB.
+ * write cost (documentToMarkdown), at 10 KB and 1 MB, so linear time shows as the same ms/MB; and the
+ * cost of evaluating the parsed document (evaluateDocument: every mode on, includes expanded).
  * Goal: ≤ 50 ms per MB to parse. Pure CPU, no database. `BENCH_ONLY=document npm run bench`, or
  * standalone: `node -r @swc-node/register bench/document.bench.ts`. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { documentToMarkdown, markdownToDocument } from '../src/modules/content/document';
+import { documentToMarkdown, evaluateDocument, markdownToDocument, type EvaluationContext } from '../src/modules/content/document';
 
 // The corpus of the document model's tests: every block type, inline and mark, and their combinations.
 const DIR = join(__dirname, '..', 'test', 'fixtures', 'documents');
@@ -13,6 +14,18 @@ const corpus = readdirSync(DIR)
   .sort()
   .map((name) => readFileSync(join(DIR, name), 'utf8'))
   .join('\n\n');
+
+/** Every mode on; any included content is a short paragraph with an expression. */
+const INCLUDED = markdownToDocument('Included for <code class="expression">space.vars.product</code>.');
+const EVALUATION: EvaluationContext = {
+  evaluated: true,
+  dereferenced: true,
+  spaceVariables: { product: 'Quire', version: '2.0' },
+  pageVariables: { edition: 'Pro' },
+  claims: { plan: 'pro' },
+  spaceId: 'space',
+  reusableContent: () => INCLUDED,
+};
 
 function sized(bytes: number): string {
   let text = '';
@@ -44,8 +57,9 @@ function main(): void {
     for (let i = 0; i < 3; i++) documentToMarkdown(markdownToDocument(text)); // warm-up
     const parse = perMegabyte(text, markdownToDocument);
     const write = perMegabyte(text, () => documentToMarkdown(document));
+    const evaluate = perMegabyte(text, () => evaluateDocument(document, EVALUATION));
     lines.push(
-      `  ${label.padEnd(6)} (${text.length} chars, ${document.nodes.length} top-level blocks): parse ${parse.toFixed(1)} ms/MB, write ${write.toFixed(1)} ms/MB`,
+      `  ${label.padEnd(6)} (${text.length} chars, ${document.nodes.length} top-level blocks): parse ${parse.toFixed(1)} ms/MB, write ${write.toFixed(1)} ms/MB, evaluate ${evaluate.toFixed(1)} ms/MB`,
     );
   }
   console.log(lines.join('\n'));

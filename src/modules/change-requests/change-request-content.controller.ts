@@ -17,7 +17,9 @@ import {
   presentPage,
   presentPages,
   presentRevision,
+  presentReusableContent,
   RevisionFileJson,
+  RevisionReusableContentJson,
   RevisionFilesJson,
   RevisionJson,
   RevisionPageJson,
@@ -148,6 +150,18 @@ export class ChangeRequestContentController {
   ): Promise<RevisionPageJson> {
     const pages = await this.content.page(access, await this.head(access, id), { pageId }, query);
     return presentPage(pages, { format: query.format, refs: query['format.markdown.refs'] });
+  }
+
+  @Get('reusable-contents/:reusableContentId')
+  @ApiOperation({ operationId: 'getReusableContentInChangeRequestById', summary: 'A reusable content of the change request' })
+  @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
+  async reusableContent(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('changeRequestId') id: string,
+    @Param('reusableContentId') reusableContentId: string,
+    @Query() _query: RevisionQueryDto,
+  ): Promise<RevisionReusableContentJson> {
+    return presentReusableContent((await this.content.reusableContent(access, await this.head(access, id), reusableContentId)).reusable);
   }
 
   @Get('page/:pageId/meta-links')

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isSiteTokenRead } from './reader-files/site-token-read';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
@@ -13,12 +13,16 @@ import {
   presentFiles,
   presentPage,
   presentPageMetaLinks,
+  presentComputedDocument,
+  presentReusableContent,
   RevisionFileJson,
+  RevisionReusableContentJson,
   RevisionFilesJson,
   RevisionPageJson,
   RevisionPageMetaLinksJson,
 } from './content.presenter';
 import { ContentService } from './content.service';
+import { ComputedDocumentDto, ComputedDocumentQueryDto } from './dto/computed-document.dto';
 import { PageQueryDto, RevisionFilesQueryDto, RevisionQueryDto } from './dto/content-query.dto';
 import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
@@ -79,6 +83,32 @@ export class ContentController {
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
     return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
+  }
+
+  @Get('reusable-contents/:reusableContentId')
+  @ApiOperation({ operationId: 'getReusableContentById', summary: 'A reusable content of the active revision' })
+  @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
+  async reusableContent(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('reusableContentId') reusableContentId: string,
+    @Query() _query: RevisionQueryDto,
+  ): Promise<RevisionReusableContentJson> {
+    return presentReusableContent((await this.content.reusableContent(access, undefined, reusableContentId)).reusable);
+  }
+
+  @Post('computed/document')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'getComputedDocument',
+    summary: 'The document of a computed source: builtin:openapi sources are computed here; other sources answer 422',
+  })
+  @ApiOkResponse({ schema: publicSchema('JSONDocument') })
+  async computedDocument(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Query() _query: ComputedDocumentQueryDto,
+    @Body() body: ComputedDocumentDto,
+  ): Promise<Record<string, unknown>> {
+    return presentComputedDocument(await this.content.computedDocument(access, body.source, body.seed));
   }
 
   @Get('page/:pageId/meta-links')

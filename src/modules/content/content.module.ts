@@ -8,6 +8,7 @@ import { ComputedPages } from './computed/computed-pages';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
+import { DocumentEvaluation } from './document-evaluation.service';
 import { ImportController } from './import/import.controller';
 import { WebsiteImportService } from './import/website-import.service';
 import { LinksController } from './links/links.controller';
@@ -50,6 +51,7 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
   providers: [
     ContentRepository,
     ContentService,
+    DocumentEvaluation,
     ComputedPages,
     RevisionWriter,
     RevisionDeltaWriter,

@@ -1,6 +1,8 @@
 import type { Page } from '../../common/pagination/paginate';
 import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } from './content.read-model';
+import { evaluateDocument, type EvaluationContext, type JsonDocument } from './document';
 import { pageDocument } from './markdown/page-document';
+import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
 import { PageCover, PageLayout } from './revision-page.entity';
@@ -79,7 +81,7 @@ export interface RevisionJson {
   parents: string[];
   pages: RevisionPageJson[];
   files: RevisionFileJson[];
-  reusableContents: { id: string; title: string; document?: string }[];
+  reusableContents: RevisionReusableContentJson[];
   tags: string[];
   variables: Record<string, string | number | boolean>;
   createdAt: string;
@@ -104,6 +106,8 @@ export interface BodyOptions {
   format: 'markdown' | 'document';
   /** Page refs as paths relative to the page (default) or as stable `/pages/ID` refs. */
   refs: 'relative' | 'stable';
+  /** How a `document` body is evaluated (`evaluated`, `dereferenced`); undefined: as stored. */
+  evaluation?: EvaluationContext;
 }
 
 const DEFAULT_BODY: BodyOptions = { format: 'markdown', refs: 'relative' };
@@ -236,7 +240,7 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = pageDocument(markdown);
+    if (body.format === 'document') json.document = evaluatedPageDocument(page, body.evaluation);
     else json.markdown = readable;
     return json;
   }
@@ -250,11 +254,7 @@ export function presentRevision({ context, revision, pages, files, reusableConte
     parents: revision.parents,
     pages: new PagePresenter(context, pages).roots(),
     files: files.map((file) => presentFile(context, file)),
-    reusableContents: reusableContents.map((reusable) => ({
-      id: reusable.reusableContentId,
-      title: reusable.title,
-      ...(reusable.documentId ? { document: reusable.documentId } : {}),
-    })),
+    reusableContents: reusableContents.map(presentReusableContent),
     tags: [],
     variables: revision.variables ?? {},
     createdAt: revision.createdAt.toISOString(),
@@ -275,13 +275,41 @@ export function presentPages({ context, pages }: RevisionPages): RevisionPagesJs
 }
 
 /** One page (the first of `pages`) with its descendants, its body as `body` asks. */
-export function presentPage({ context, pages, paths }: RevisionPages, body: BodyOptions): RevisionPageJson {
-  return new PagePresenter(context, pages, paths).page(pages[0], body);
+export function presentPage({ context, pages, paths, evaluation }: RevisionPages, body: BodyOptions): RevisionPageJson {
+  return new PagePresenter(context, pages, paths).page(pages[0], { ...body, evaluation });
+}
+
+/** A page's body as the public `JSONDocument`, evaluated as the read asks with the page's own variables over the revision's. */
+function evaluatedPageDocument(page: PageWithBody, evaluation: EvaluationContext | undefined): Record<string, unknown> {
+  const document = pageDocument(page.markdown ?? '');
+  if (!evaluation) return document;
+  return evaluateDocument(document as unknown as JsonDocument, { ...evaluation, pageVariables: page.variables ?? {} }) as unknown as Record<string, unknown>;
 }
 
 /** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`). */
-export function presentPageDocument(page: PageWithBody): Record<string, unknown> {
-  return pageDocument(page.markdown ?? '');
+export function presentPageDocument({ page, evaluation }: { page: PageWithBody; evaluation?: EvaluationContext }): Record<string, unknown> {
+  return evaluatedPageDocument(page, evaluation);
+}
+
+/** `RevisionReusableContent` of the public description. */
+export interface RevisionReusableContentJson {
+  id: string;
+  title: string;
+  document?: string;
+}
+
+export function presentReusableContent(reusable: RevisionReusableContent): RevisionReusableContentJson {
+  return { id: reusable.reusableContentId, title: reusable.title, ...(reusable.documentId ? { document: reusable.documentId } : {}) };
+}
+
+/** A computed source's document (`getComputedDocument`). */
+export function presentComputedDocument(document: JsonDocument): Record<string, unknown> {
+  return document as unknown as Record<string, unknown>;
+}
+
+/** A reusable content's body as the public `JSONDocument` (`getReusableContentDocumentInRevisionById`), evaluated as the read asks. */
+export function presentReusableContentDocument({ document, evaluation }: { document: JsonDocument; evaluation?: EvaluationContext }): Record<string, unknown> {
+  return (evaluation ? evaluateDocument(document, evaluation) : document) as unknown as Record<string, unknown>;
 }
 
 /**

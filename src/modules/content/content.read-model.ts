@@ -1,4 +1,5 @@
 import type { AppConfig } from '../../config/app-config';
+import type { EvaluationContext } from './document';
 import type { Page } from '../../common/pagination/paginate';
 import type { RevisionFile } from './revision-file.entity';
 import type { ComputedSource, PageCover, PageKind, PageLayout, RevisionPage } from './revision-page.entity';
@@ -82,6 +83,8 @@ export interface RevisionPages {
   pages: PageWithBody[];
   /** Every page's path in the revision, when page refs are shown relative to the page. */
   paths?: Map<string, string | null>;
+  /** How the first page's document is evaluated, when it is read as an evaluated or dereferenced document. */
+  evaluation?: EvaluationContext;
 }
 
 /** One file of a revision. */

@@ -182,6 +182,23 @@ export class ContentRepository {
     return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
   }
 
+  /** One reusable content of a revision, or null. */
+  findReusableContent(revisionId: string, reusableContentId: string): Promise<RevisionReusableContent | null> {
+    return this.dataSource.manager.findOneBy(RevisionReusableContent, { revisionId, reusableContentId });
+  }
+
+  /** Reusable contents of a revision by id, each with its body (null when it is empty). */
+  async reusableContentBodies(revisionId: string, ids: string[]): Promise<(RevisionReusableContent & { markdown: string | null })[]> {
+    if (ids.length === 0) return [];
+    const contents = await this.dataSource.manager.find(RevisionReusableContent, { where: { revisionId, reusableContentId: In(ids) } });
+    const documentIds = [...new Set(contents.map((content) => content.documentId).filter((id): id is string => id !== null))];
+    const documents = documentIds.length
+      ? await this.dataSource.manager.find(ContentDocument, { where: { id: In(documentIds) }, select: { id: true, markdown: true } })
+      : [];
+    const bodies = new Map(documents.map((document) => [document.id, document.markdown]));
+    return contents.map((content) => Object.assign(content, { markdown: content.documentId ? (bodies.get(content.documentId) ?? null) : null }));
+  }
+
   private async withBodies(pages: RevisionPage[], manager: EntityManager): Promise<PageWithBody[]> {
     const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => id !== null))];
     const bodies = new Map<string, string>();

@@ -14,7 +14,12 @@ import type {
 import { ComputedPages } from './computed/computed-pages';
 import { ContentRepository } from './content.repository';
 import { contentError } from './content.errors';
-import { PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
+import { DocumentEvaluation } from './document-evaluation.service';
+import type { EvaluationContext, JsonDocument } from './document';
+import { DocumentQueryDto, PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
+import { pageDocument } from './markdown/page-document';
+import type { RevisionReusableContent } from './revision-reusable-content.entity';
+import type { ComputedSource } from './revision-page.entity';
 import { RevisionFile } from './revision-file.entity';
 import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
@@ -35,6 +40,7 @@ export class ContentService {
     private readonly config: AppConfig,
     private readonly computedPages: ComputedPages,
     private readonly fileUrls: FileUrlSigner,
+    private readonly evaluation: DocumentEvaluation,
   ) {}
 
   /** `context` for a reader (a site API token): files' `downloadURL`s become signed URLs that need no token. */
@@ -117,8 +123,18 @@ export class ContentService {
     return { context, pages };
   }
 
-  /** One page and its descendants (the page first); with every page's path when refs are to be relative. */
-  async page(access: SpaceAccess, revisionId: string | undefined, where: { pageId: string } | { path: string }, query: PageQueryDto): Promise<RevisionPages> {
+  /**
+   * One page and its descendants (the page first); with every page's path when refs are to be
+   * relative, and what evaluating its document needs when it is read as one (`claims`: the visitor's,
+   * for a site token's read).
+   */
+  async page(
+    access: SpaceAccess,
+    revisionId: string | undefined,
+    where: { pageId: string } | { path: string },
+    query: PageQueryDto,
+    claims?: Record<string, unknown>,
+  ): Promise<RevisionPages> {
     const { revision, context } = await this.open(access, revisionId);
     const subtree = await this.content.subtree(revision.id, where);
     if (subtree.length === 0) {
@@ -127,8 +143,10 @@ export class ContentService {
     // Relative refs need the paths of the pages the bodies link to (read by key), not the whole tree's.
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
-    if (query.format === 'document') await prepareDocuments([subtree[0].markdown]);
-    return { context, pages: subtree, paths };
+    if (query.format !== 'document') return { context, pages: subtree, paths };
+    await prepareDocuments([subtree[0].markdown]);
+    const evaluation = await this.evaluation.contextFor(revision, query, this.includesOf(query, subtree[0]), claims);
+    return { context, pages: subtree, paths, evaluation };
   }
 
   /** One page, read by key, with a computed page's body generated; 404 when the revision has no such page. */
@@ -144,6 +162,78 @@ export class ContentService {
     await this.computedPages.fill(context.organizationId, [page], true);
     if (options.document) await prepareDocuments([page.markdown]);
     return { context, page };
+  }
+
+  /** A page's document as `query` asks it evaluated (`getPageDocumentInRevisionById`). */
+  async pageDocument(
+    access: SpaceAccess,
+    revisionId: string,
+    pageId: string,
+    query: DocumentQueryDto,
+    claims?: Record<string, unknown>,
+  ): Promise<{ page: PageWithBody; evaluation?: EvaluationContext }> {
+    const { revision, context } = await this.open(access, revisionId);
+    const page = await this.content.onePage(revision.id, pageId);
+    if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    await this.computedPages.fill(context.organizationId, [page], true);
+    await prepareDocuments([page.markdown]);
+    return { page, evaluation: await this.evaluation.contextFor(revision, query, this.includesOf(query, page), claims) };
+  }
+
+  /** The page's document when its includes are to be loaded (`dereferenced`); none otherwise, so it is not parsed for nothing. */
+  private includesOf(query: DocumentQueryDto, page: PageWithBody): JsonDocument[] {
+    return query.dereferenced ? [pageDocument(page.markdown ?? '') as unknown as JsonDocument] : [];
+  }
+
+  /** A reusable content of a revision (the active one when `revisionId` is undefined); 404 when it has none by that id. */
+  async reusableContent(
+    access: SpaceAccess,
+    revisionId: string | undefined,
+    reusableContentId: string,
+  ): Promise<ReadableRevision & { reusable: RevisionReusableContent }> {
+    const readable = await this.open(access, revisionId);
+    const reusable = await this.content.findReusableContent(readable.revision.id, reusableContentId);
+    if (!reusable) throw contentError('content.reusable_content_not_found', `Reusable content ${reusableContentId} not found`);
+    return { ...readable, reusable };
+  }
+
+  /** A reusable content's document as `query` asks it evaluated (`getReusableContentDocumentInRevisionById`). */
+  async reusableContentDocument(
+    access: SpaceAccess,
+    revisionId: string,
+    reusableContentId: string,
+    query: DocumentQueryDto,
+    claims?: Record<string, unknown>,
+  ): Promise<{ document: JsonDocument; evaluation?: EvaluationContext }> {
+    const { revision } = await this.reusableContent(access, revisionId, reusableContentId);
+    const [row] = await this.content.reusableContentBodies(revision.id, [reusableContentId]);
+    await prepareDocuments([row?.markdown]);
+    const document: JsonDocument = row?.markdown ? (pageDocument(row.markdown) as unknown as JsonDocument) : { object: 'document', data: {}, nodes: [] };
+    return { document, evaluation: await this.evaluation.contextFor(revision, query, [document], claims) };
+  }
+
+  /**
+   * The document of a computed source (`getComputedDocument`): what Quire computes itself
+   * (`builtin:openapi`, from the organization's spec named by `dependencies.spec`), or 422 for
+   * sources computed elsewhere (translations, integrations).
+   */
+  async computedDocument(access: SpaceAccess, source: Record<string, unknown>, seed: string): Promise<JsonDocument> {
+    const type = source.type;
+    if (typeof type !== 'string') throw contentError('content.invalid_computed_source', 'source.type: must be a string');
+    if (type !== 'builtin:openapi') {
+      throw contentError('content.computed_source_unsupported', `source.type: ${type} is not computed here (only builtin:openapi sources are)`);
+    }
+    const spec = (source.dependencies as { spec?: { ref?: { kind?: unknown; spec?: unknown } } } | undefined)?.spec?.ref;
+    if (spec?.kind !== 'openapi' || typeof spec.spec !== 'string') {
+      throw contentError('content.invalid_computed_source', 'source.dependencies.spec: must be {"ref": {"kind": "openapi", "spec": "<slug>"}}');
+    }
+    const props = source.props;
+    if (typeof props !== 'object' || props === null || Array.isArray(props))
+      throw contentError('content.invalid_computed_source', 'source.props: must be an object');
+    const markdown = await this.computedPages.renderOne(access.space.organizationId, source as unknown as ComputedSource, seed);
+    if (markdown === undefined) throw contentError('content.computed_source_unsupported', `source.type: ${type} has no generator here`);
+    await prepareDocuments([markdown]);
+    return pageDocument(markdown) as unknown as JsonDocument;
   }
 
   /** Paths of the pages `pages` link to that are not among them. */

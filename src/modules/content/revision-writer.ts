@@ -75,6 +75,9 @@ export interface DraftFile extends Omit<RevisionFile, 'revisionId' | 'blobId' | 
   createdAt?: Date;
 }
 
+/** A reusable content of a revision being written: new markdown, or the document it carries over. */
+export type DraftReusableContent = Omit<RevisionReusableContent, 'revisionId' | 'documentId'> & { documentId?: string | null; markdown?: string };
+
 export interface RevisionDraft {
   spaceId: string;
   parents: string[];
@@ -82,7 +85,7 @@ export interface RevisionDraft {
   createdBy: string | null;
   pages: DraftPage[];
   files: DraftFile[];
-  reusableContents?: Omit<RevisionReusableContent, 'revisionId'>[];
+  reusableContents?: DraftReusableContent[];
   variables?: Record<string, string | number | boolean>;
   git?: RevisionGit | null;
 }
@@ -112,7 +115,7 @@ export class RevisionWriter {
     const paths = this.checkTree(draft.pages);
     const keys = deriveTreeKeys(draft.pages);
 
-    const markdownById = this.hashBodies(draft.pages);
+    const markdownById = this.hashBodies([...draft.pages, ...(draft.reusableContents ?? [])]);
     // Links and search sections of large bodies, derived in the worker pool (422 past its time limit).
     await prepareMarkdown(markdownById.values());
     // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
@@ -182,7 +185,7 @@ export class RevisionWriter {
           revision.id,
           contents.map((content) => content.reusableContentId),
           contents.map((content) => content.title),
-          contents.map((content) => content.documentId),
+          contents.map((content) => content.documentId ?? null),
         ],
       );
     }
@@ -215,8 +218,8 @@ export class RevisionWriter {
     }
   }
 
-  /** Sets the `documentId` of every page that carries `markdown`; the distinct new bodies by id. */
-  private hashBodies(pages: DraftPage[]): Map<string, string> {
+  /** Sets the `documentId` of every page (or reusable content) that carries `markdown`; the distinct new bodies by id. */
+  private hashBodies(pages: { markdown?: string; documentId?: string | null }[]): Map<string, string> {
     const markdownById = new Map<string, string>();
     for (const page of pages) {
       if (page.markdown === undefined) continue;

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { isSiteTokenRead } from './reader-files/site-token-read';
+import { isSiteTokenRead, siteTokenClaims } from './reader-files/site-token-read';
 import { NotForScripts, ScriptScope } from '../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenContent } from '../../common/access/site-access';
 import { publicSchema } from '../../common/openapi/public-schema';
@@ -12,7 +12,10 @@ import {
   presentPage,
   presentPageDocument,
   presentPageMetaLinks,
+  presentReusableContent,
+  presentReusableContentDocument,
   RevisionFileJson,
+  RevisionReusableContentJson,
   RevisionFilesJson,
   RevisionPageJson,
   RevisionPageMetaLinksJson,
@@ -129,8 +132,12 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('pageId') pageId: string,
     @Query() query: PageQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionPageJson> {
-    return presentPage(await this.content.page(access, revisionId, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
+    return presentPage(await this.content.page(access, revisionId, { pageId }, query, siteTokenClaims(req)), {
+      format: query.format,
+      refs: query['format.markdown.refs'],
+    });
   }
 
   @Get('page/:pageId/document')
@@ -141,9 +148,37 @@ export class RevisionsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('revisionId') revisionId: string,
     @Param('pageId') pageId: string,
-    @Query() _query: DocumentQueryDto,
+    @Query() query: DocumentQueryDto,
+    @Req() req: Request,
   ): Promise<Record<string, unknown>> {
-    return presentPageDocument((await this.content.onePage(access, revisionId, pageId, { document: true })).page);
+    return presentPageDocument(await this.content.pageDocument(access, revisionId, pageId, query, siteTokenClaims(req)));
+  }
+
+  @Get('reusable-contents/:reusableContentId')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'getReusableContentInRevisionById', summary: 'A reusable content of a revision' })
+  @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
+  async reusableContent(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('reusableContentId') reusableContentId: string,
+    @Query() _query: RevisionQueryDto,
+  ): Promise<RevisionReusableContentJson> {
+    return presentReusableContent((await this.content.reusableContent(access, revisionId, reusableContentId)).reusable);
+  }
+
+  @Get('reusable-contents/:reusableContentId/document')
+  @SiteTokenContent()
+  @ApiOperation({ operationId: 'getReusableContentDocumentInRevisionById', summary: "A reusable content's body as a JSON document" })
+  @ApiOkResponse({ schema: publicSchema('JSONDocument') })
+  async reusableContentDocument(
+    @CurrentSpaceAccess() access: SpaceAccess,
+    @Param('revisionId') revisionId: string,
+    @Param('reusableContentId') reusableContentId: string,
+    @Query() query: DocumentQueryDto,
+    @Req() req: Request,
+  ): Promise<Record<string, unknown>> {
+    return presentReusableContentDocument(await this.content.reusableContentDocument(access, revisionId, reusableContentId, query, siteTokenClaims(req)));
   }
 
   @Get('page/:pageId/meta-links')
@@ -169,8 +204,9 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
+    @Req() req: Request,
   ): Promise<RevisionPageJson> {
-    return presentPage(await this.content.page(access, revisionId, { path: joinPath(pagePath) }, query), {
+    return presentPage(await this.content.page(access, revisionId, { path: joinPath(pagePath) }, query, siteTokenClaims(req)), {
       format: query.format,
       refs: query['format.markdown.refs'],
     });

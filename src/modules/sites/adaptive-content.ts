@@ -1,5 +1,5 @@
 import Ajv, { ErrorObject } from 'ajv';
-import jsep from 'jsep';
+import { evaluateExpression, expressionProblem } from '../../common/expressions/expression';
 
 /**
  * Adaptive content (section 2.12): the site's visitor schema, a JSON Schema draft-07 object of
@@ -109,35 +109,16 @@ export function templateConditions(schema: JsonObject | null): { description: st
   return claimsOf(schema).map((claim) => ({ description: claim.description, condition: `${claim.path} === true` }));
 }
 
-/** The dotted path of a member expression (`visitor.claims.x`), or null when it is computed (`a[b]`) or rooted elsewhere. */
-function memberPath(node: jsep.Expression): string | null {
-  if (node.type === 'Identifier') return (node as jsep.Identifier).name;
-  if (node.type !== 'MemberExpression') return null;
-  const member = node as jsep.MemberExpression;
-  if (member.computed || member.property.type !== 'Identifier') return null;
-  const object = memberPath(member.object);
-  return object === null ? null : `${object}.${(member.property as jsep.Identifier).name}`;
-}
-
-/** Roots a condition may read: the visitor's claims (`visitor.claims.x`, `visitor.claims.unsigned.x`). */
-const CLAIMS_ROOT = 'visitor.claims.';
-
 /**
  * Null when `condition` parses, else the syntax error. A condition is an expression, not a closed
  * list (issue 26, point 10): it may name claims the site's adaptive schema does not declare (absent,
- * so `undefined`, when evaluated). It is never executed as code: `conditionHolds` interprets literals,
- * `visitor.claims.*`, unary, binary, logical and conditional operators; anything else it meets (a
- * call, a computed member, another identifier) makes the condition false, so the item stays hidden.
+ * so `undefined`, when evaluated). It is never executed as code: `conditionHolds` interprets it with
+ * the shared interpreter (`common/expressions/`) over `{ visitor: { claims } }`; anything it does not
+ * interpret (a call, a computed member) makes the condition false, so the item stays hidden.
  */
 export function conditionProblem(condition: string): string | null {
-  try {
-    // jsep reads `a b` as a list of expressions (Compound): a condition is one expression.
-    const tree = jsep(condition);
-    if (tree.type === 'Compound') return 'condition: syntax error: one expression expected';
-    return null;
-  } catch (error) {
-    return `condition: syntax error: ${(error as Error).message}`;
-  }
+  const problem = expressionProblem(condition);
+  return problem === null ? null : `condition: ${problem}`;
 }
 
 /** A visitor's claims as conditions read them: signed claims, and `unsigned` (only the unsigned claims the schema declares). */
@@ -158,22 +139,6 @@ export function visitorClaims(schema: JsonObject | null, signed: Record<string, 
   return claims;
 }
 
-const compiled = new Map<string, jsep.Expression | null>();
-
-function parsed(condition: string): jsep.Expression | null {
-  let tree = compiled.get(condition);
-  if (tree === undefined) {
-    try {
-      tree = conditionProblem(condition) === null ? jsep(condition) : null;
-    } catch {
-      tree = null;
-    }
-    if (compiled.size > 10_000) compiled.clear();
-    compiled.set(condition, tree);
-  }
-  return tree;
-}
-
 /**
  * Whether a site space or section with `condition` is shown to a visitor with `claims`: no condition
  * → shown; a condition is evaluated over the claims (an absent claim is `undefined`) and shows the
@@ -181,73 +146,9 @@ function parsed(condition: string): jsep.Expression | null {
  */
 export function conditionHolds(condition: string | null, claims: VisitorClaims): boolean {
   if (condition === null) return true;
-  const tree = parsed(condition);
-  if (tree === null) return false;
   try {
-    return Boolean(evaluate(tree, claims));
+    return Boolean(evaluateExpression(condition, { visitor: { claims } }));
   } catch {
     return false;
-  }
-}
-
-function evaluate(node: jsep.Expression, claims: VisitorClaims): unknown {
-  switch (node.type) {
-    case 'Literal':
-      return (node as jsep.Literal).value;
-    case 'Identifier':
-    case 'MemberExpression': {
-      const path = memberPath(node);
-      if (path === null) throw new Error('computed member access');
-      if (path === 'visitor.claims') return claims;
-      if (!path.startsWith(CLAIMS_ROOT)) return undefined;
-      let value: unknown = claims;
-      for (const name of path.slice(CLAIMS_ROOT.length).split('.')) {
-        if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
-        value = (value as Record<string, unknown>)[name];
-      }
-      return value;
-    }
-    case 'UnaryExpression': {
-      const { operator, argument } = node as jsep.UnaryExpression;
-      const value = evaluate(argument, claims);
-      if (operator === '!') return !value;
-      if (operator === '-') return -(value as number);
-      if (operator === '+') return +(value as number);
-      throw new Error(`unsupported operator ${operator}`);
-    }
-    case 'ConditionalExpression': {
-      const { test, consequent, alternate } = node as jsep.ConditionalExpression;
-      return evaluate(test, claims) ? evaluate(consequent, claims) : evaluate(alternate, claims);
-    }
-    case 'BinaryExpression': {
-      const { operator, left, right } = node as jsep.BinaryExpression;
-      if (operator === '&&') return evaluate(left, claims) && evaluate(right, claims);
-      if (operator === '||') return evaluate(left, claims) || evaluate(right, claims);
-      if (operator === '??') return evaluate(left, claims) ?? evaluate(right, claims);
-      const a = evaluate(left, claims) as number;
-      const b = evaluate(right, claims) as number;
-      switch (operator) {
-        case '===':
-          return a === b;
-        case '!==':
-          return a !== b;
-        case '==':
-          return a == b;
-        case '!=':
-          return a != b;
-        case '<':
-          return a < b;
-        case '<=':
-          return a <= b;
-        case '>':
-          return a > b;
-        case '>=':
-          return a >= b;
-        default:
-          throw new Error(`unsupported operator ${operator}`);
-      }
-    }
-    default:
-      throw new Error(`unsupported ${node.type}`);
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { PageWithBody } from '../content.read-model';
+import type { ComputedSource } from '../revision-page.entity';
 import { COMPUTED_CONTENT_RENDERER, type ComputedContentRenderer } from './computed-content.port';
 
 /**
@@ -22,5 +23,14 @@ export class ComputedPages {
       if (body !== undefined) page.markdown = body;
       else if (!computed) page.markdown = '';
     }
+  }
+
+  /**
+   * The Markdown body of one computed source (`getComputedDocument`), or undefined when no generator
+   * here knows it (integration sources, translations, an OpenAPI source without a spec dependency).
+   */
+  async renderOne(organizationId: string, computed: ComputedSource, seed: string): Promise<string | undefined> {
+    if (!this.renderer) return undefined;
+    return (await this.renderer.render(organizationId, [{ pageId: seed, computed }])).get(seed);
   }
 }

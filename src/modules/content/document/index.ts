@@ -5,3 +5,5 @@
 export { markdownToDocument } from './to-document';
 export { documentToMarkdown } from './to-markdown';
 export type { JsonDocument, DocNode, DocText, DocLeaf, DocMark } from './document.types';
+export { evaluateDocument, reusableContentRefs, MAX_INCLUDE_DEPTH, MAX_EVALUATED_NODES } from './evaluate';
+export type { EvaluationContext, VariableValues } from './evaluate';

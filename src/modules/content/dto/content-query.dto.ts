@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsBoolean, IsIn } from 'class-validator';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { QueryBoolean } from './query-booleans';
@@ -36,7 +36,31 @@ export class RevisionFilesQueryDto extends ListQueryDto {
 const EVALUATED = [true, false, 'deterministic-only'] as const;
 const DEREFERENCED = [true, false, 'reusable-contents'] as const;
 
-export class PageQueryDto extends RevisionQueryDto {
+/** `evaluated` and `dereferenced`: how a document is evaluated for a read (`content/document/evaluate.ts`). */
+export class DocumentQueryDto {
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['deterministic-only'] }],
+    default: false,
+    description: "true: variables, and `if` blocks with the visitor's claims at hand; `deterministic-only`: what does not depend on the visitor",
+  })
+  @Optional()
+  @QueryBoolean()
+  @IsIn(EVALUATED)
+  evaluated: (typeof EVALUATED)[number] = false;
+
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['reusable-contents'] }],
+    default: false,
+    description: 'true or `reusable-contents`: reusable-content blocks replaced by their content',
+  })
+  @Optional()
+  @QueryBoolean()
+  @IsIn(DEREFERENCED)
+  dereferenced: (typeof DEREFERENCED)[number] = false;
+}
+
+/** A page read: the revision's flags, the document's evaluation, and the body's format. */
+export class PageQueryDto extends IntersectionType(RevisionQueryDto, DocumentQueryDto) {
   @ApiPropertyOptional({ enum: ['markdown', 'document'], default: 'markdown', description: 'Body as markdown or as the JSON document tree' })
   @Optional()
   @IsIn(['markdown', 'document'])
@@ -46,31 +70,4 @@ export class PageQueryDto extends RevisionQueryDto {
   @Optional()
   @IsIn(['relative', 'stable'])
   'format.markdown.refs': 'relative' | 'stable' = 'relative';
-
-  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['deterministic-only'] }], default: false })
-  @Optional()
-  @QueryBoolean()
-  @IsIn(EVALUATED)
-  evaluated: (typeof EVALUATED)[number] = false;
-
-  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['reusable-contents'] }], default: false })
-  @Optional()
-  @QueryBoolean()
-  @IsIn(DEREFERENCED)
-  dereferenced: (typeof DEREFERENCED)[number] = false;
-}
-
-/** `evaluated` and `dereferenced` of a document read: accepted; bodies hold no expressions or references to expand yet. */
-export class DocumentQueryDto {
-  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['deterministic-only'] }], default: false })
-  @Optional()
-  @QueryBoolean()
-  @IsIn(EVALUATED)
-  evaluated: (typeof EVALUATED)[number] = false;
-
-  @ApiPropertyOptional({ oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['reusable-contents'] }], default: false })
-  @Optional()
-  @QueryBoolean()
-  @IsIn(DEREFERENCED)
-  dereferenced: (typeof DEREFERENCED)[number] = false;
 }

@@ -9,3 +9,8 @@ import type { Request } from 'express';
 export function isSiteTokenRead(req: Request): boolean {
   return (req as Request & { sitePrincipal?: unknown }).sitePrincipal != null;
 }
+
+/** The visitor's claims a site API token carries (what `if` blocks and visitor expressions read), or undefined for any other caller. */
+export function siteTokenClaims(req: Request): Record<string, unknown> | undefined {
+  return (req as Request & { sitePrincipal?: { claims?: Record<string, unknown> } }).sitePrincipal?.claims;
+}
