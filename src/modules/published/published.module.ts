@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { SitesModule } from '../sites/sites.module';
+import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { PublishedRepository } from './published.repository';
 import { PublishedService } from './published.service';
 import { PublishingAuthController } from './publishing-auth.controller';
@@ -11,6 +12,7 @@ import { PublishingAuthService } from './publishing-auth.service';
 import { SiteAuthModule } from './site-auth/site-auth.module';
 import { SiteTokenGuard } from './site-auth/site-token.guard';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
+import { SnapshotFreshness } from './snapshot-freshness';
 import { UrlsController } from './urls.controller';
 
 /**
@@ -19,8 +21,8 @@ import { UrlsController } from './urls.controller';
  * module (structure, share keys, the SITE_REDIRECTS port) and reads content only through its SQL.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([SitePublishingAuth]), AccessModule, OrganizationsModule, SitesModule, SiteAuthModule],
+  imports: [TypeOrmModule.forFeature([SitePublishingAuth]), AccessModule, OrganizationsModule, SitesModule, SpaceWritesModule, SiteAuthModule],
   controllers: [UrlsController, PublishingAuthController],
-  providers: [PublishedRepository, PublishedService, PublishingAuthService, { provide: APP_GUARD, useClass: SiteTokenGuard }],
+  providers: [SnapshotFreshness, PublishedRepository, PublishedService, PublishingAuthService, { provide: APP_GUARD, useClass: SiteTokenGuard }],
 })
 export class PublishedModule {}

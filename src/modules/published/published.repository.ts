@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { secretCipher } from '../../common/crypto/secret-cipher';
 import { queryPrepared } from '../../database/prepared-query';
 import type { SiteSnapshot, SnapshotSection, SnapshotSiteSpace } from './site-snapshot';
+import { SnapshotFreshness } from './snapshot-freshness';
 
 /** Which site a snapshot is of: by custom hostname, by organization hostname (and a candidate basename), or by id. */
 export type SiteKey = { hostname: string } | { organizationHostname: string; basename?: string } | { siteId: string };
@@ -68,7 +69,10 @@ const SNAPSHOTS = {
 const PAGE_AT_PATH = { name: 'published-page-at-path', text: `SELECT 1 FROM revision_pages WHERE revision_id = $1 AND path = $2 LIMIT 1` };
 
 const GENERATION = { name: 'published-generation', text: `SELECT last_value::text AS generation FROM published_generation` };
-/** How many snapshots a process keeps, and for how long at most (the bound on a snapshot read in the instant a writer committed). */
+/**
+ * How many snapshots a process keeps, and for how long at most: the bound on a snapshot read in the
+ * instant a writer committed when the generation is read per request, and a backstop otherwise.
+ */
 const SNAPSHOT_MEMO = 2000;
 const SNAPSHOT_TTL_MS = 10_000;
 
@@ -79,24 +83,32 @@ const PAGE_MEMO = 20_000;
 @Injectable()
 export class PublishedRepository {
   private readonly pages = new Map<string, boolean>();
-  private readonly snapshots = new Map<string, { generation: string; at: number; value: SiteSnapshot | null }>();
+  private readonly snapshots = new Map<string, { version: string; at: number; value: SiteSnapshot | null }>();
   private readonly keys = new Map<string, string>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly freshness: SnapshotFreshness,
+  ) {}
 
   /**
-   * The site's snapshot, from memory while `published_generation` has not moved since it was read
-   * (migration 1800000150001: any committed change to sites, their structure, share links, publishing
-   * auth, spaces or organizations moves it), and never older than SNAPSHOT_TTL_MS.
+   * The site's snapshot, from memory while nothing it was read from has changed, and never older than
+   * SNAPSHOT_TTL_MS. Changed means: the freshness epoch moved (no query: see SnapshotFreshness), or,
+   * while this process cannot listen for changes, `published_generation` moved (migration
+   * 1800000150001: any committed change to sites, their structure, share links, publishing auth,
+   * spaces or organizations moves it; one trivial read per request).
    */
   async snapshot(key: SiteKey, shareKey?: string): Promise<SiteSnapshot | null> {
-    const [{ generation }] = await queryPrepared<{ generation: string }>(this.dataSource, GENERATION.name, GENERATION.text, []);
-    const cacheKey = JSON.stringify([key, shareKey ?? null]);
+    // Taken before the load: a change heard while loading leaves the loaded snapshot already out of date.
+    const epoch = this.freshness.epoch();
+    const version =
+      epoch !== null ? `e${epoch}` : `g${(await queryPrepared<{ generation: string }>(this.dataSource, GENERATION.name, GENERATION.text, []))[0].generation}`;
+    const cacheKey = shareKey === undefined ? keyOf(key) : `${keyOf(key)}\u0000${shareKey}`;
     const kept = this.snapshots.get(cacheKey);
-    if (kept && kept.generation === generation && Date.now() - kept.at < SNAPSHOT_TTL_MS) return kept.value;
+    if (kept && kept.version === version && Date.now() - kept.at < SNAPSHOT_TTL_MS) return kept.value;
     const value = await this.load(key, shareKey);
     if (this.snapshots.size >= SNAPSHOT_MEMO) this.snapshots.clear();
-    this.snapshots.set(cacheKey, { generation, at: Date.now(), value });
+    this.snapshots.set(cacheKey, { version, at: Date.now(), value });
     return value;
   }
 
@@ -160,6 +172,12 @@ export class PublishedRepository {
     }
     return plain;
   }
+}
+
+function keyOf(key: SiteKey): string {
+  if ('hostname' in key) return `h\u0000${key.hostname}`;
+  if ('siteId' in key) return `i\u0000${key.siteId}`;
+  return `o\u0000${key.organizationHostname}\u0000${key.basename ?? '\u0001'}`;
 }
 
 /** Sections as the structure shows them: root sections and groups by position, each group's sections in its place. */

@@ -62,6 +62,8 @@ const notFound = (url: string) => publishedError('published.not_found', `No publ
 
 /** At most this many site tokens are kept signed in memory (they are deterministic: a cache, never a source of truth). */
 const TOKEN_MEMO = 5000;
+/** Answers kept per site snapshot (see `PublishedService.answers`). */
+const ANSWER_MEMO = 2000;
 
 /**
  * URL resolution (`POST /v1/urls/published`): host → site, visibility and visitor authentication,
@@ -72,6 +74,13 @@ const TOKEN_MEMO = 5000;
 @Injectable()
 export class PublishedService {
   private readonly tokens = new Map<string, string>();
+  /**
+   * What an anonymous URL (no visitor JWT, no unsigned claims) walked to, per site snapshot: the walk
+   * reads only the snapshot, immutable page paths and the site token of the UTC day (in the key), so
+   * the answer lives exactly as long as the snapshot does. A preview, or a URL nothing serves (the
+   * site's redirects are asked each time), is never kept.
+   */
+  private readonly answers = new WeakMap<SiteSnapshot, Map<string, PublishedLookup>>();
 
   constructor(
     private readonly config: AppConfig,
@@ -116,7 +125,17 @@ export class PublishedService {
     }
     const claims = visitorClaims(site.adaptiveSchema, signed, input.unsignedClaims ?? null);
 
+    const anonymous = jwt === undefined && input.unsignedClaims === undefined;
+    const memoKey = anonymous ? `${Math.floor(Date.now() / 86_400_000)}\u0000${input.url}` : undefined;
+    let memo = this.answers.get(site);
+    const kept = memoKey === undefined ? undefined : memo?.get(memoKey);
+    if (kept) return kept;
     const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
+    if (found && memoKey !== undefined && !('preview' in found)) {
+      if (!memo) this.answers.set(site, (memo = new Map()));
+      if (memo.size >= ANSWER_MEMO) memo.clear();
+      memo.set(memoKey, found);
+    }
     if (found) return found;
     return this.redirectOr404(url, input.url, site, siteBase, segments, claims);
   }

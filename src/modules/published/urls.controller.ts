@@ -6,7 +6,9 @@ import { SiteTokenUnscoped } from '../../common/access/site-access';
 import { AUTHENTICATOR, type Authenticator } from '../../common/auth/authenticator';
 import { Public } from '../../common/auth/public.decorator';
 import { publicSchema } from '../../common/openapi/public-schema';
+import { createValidationPipe } from '../../common/errors/validation';
 import { ResolveUrlDto, ResolveUrlQueryDto } from './dto/resolve-url.dto';
+import { readResolveBody } from './dto/resolve-url.reader';
 import { PublishedService, type Previewer, type PublishedLookup } from './published.service';
 
 /**
@@ -17,6 +19,9 @@ import { PublishedService, type Previewer, type PublishedLookup } from './publis
  * issued for that preview opens it; any other bearer, or a bad one, is ignored (the preview is then
  * unknown, like any URL nothing serves).
  */
+/** For the bodies `readResolveBody` does not plainly accept: the global pipe's rules and messages. */
+const validation = createValidationPipe();
+
 @ApiTags('urls')
 @Public()
 @NotForScripts()
@@ -45,7 +50,8 @@ export class UrlsController {
   @ApiBody({ type: ResolveUrlDto })
   @ApiOkResponse({ schema: publicSchema('PublishedSiteContentLookup') })
   @ApiNotFoundResponse({ description: 'No content found for the URL.' })
-  async resolve(@Req() req: Request, @Body() dto: ResolveUrlDto): Promise<PublishedLookup> {
+  async resolve(@Req() req: Request, @Body() body: unknown): Promise<PublishedLookup> {
+    const dto = await readResolveBody(body, validation);
     return this.published.resolve({
       previewer: () => this.previewer(req),
       url: dto.url,

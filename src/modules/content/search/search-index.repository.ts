@@ -16,6 +16,18 @@ const LIST = 'search:score:desc';
 /** SQLSTATE of a relation that does not exist. */
 const UNDEFINED_TABLE = '42P01';
 
+/** A query parsed for one space (`SearchIndexRepository.parse`). */
+export interface ParsedSearch {
+  tsquery: string;
+  table: string | null;
+}
+
+export interface SearchOptions {
+  rankedOnly?: boolean;
+  bound?: number;
+  parsed?: Map<string, ParsedSearch>;
+}
+
 /** A page of search hits, and the rank (one-based) of its first hit in the whole ranked list. */
 export interface RankedPage extends Page<SearchHit> {
   first: number;
@@ -45,13 +57,17 @@ export class SearchIndexRepository {
    * the last hit's score, page id and rank, the bound the walk started with, and its phase: 0
    * while walking the ranked candidates, 1 once past them (the other matches, by page id).
    */
-  /** `rankedOnly`: stop at the ranked candidates (a site search merges spaces by score, so it never walks the unranked rest). */
+  /**
+   * `rankedOnly`: stop at the ranked candidates (a site search merges spaces by score, so it never walks
+   * the unranked rest); `bound`: how many title and body matches to rank (default: `candidates`);
+   * `parsed`: the query and table as `parse` read them for several spaces at once.
+   */
   async search(
     spaceId: string,
     query: string,
     list: Pick<ListQueryDto, 'page' | 'limit'>,
     candidates: number,
-    options: { rankedOnly?: boolean } = {},
+    options: SearchOptions = {},
   ): Promise<RankedPage> {
     try {
       return await this.searchOnce(spaceId, query, list, candidates, options);
@@ -59,7 +75,7 @@ export class SearchIndexRepository {
       // The space's table was looked up just before a swap retired it and the job dropped it: the
       // next look-up finds the table that replaced it.
       if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
-      return this.searchOnce(spaceId, query, list, candidates, options);
+      return this.searchOnce(spaceId, query, list, candidates, { ...options, parsed: undefined });
     }
   }
 
@@ -68,10 +84,10 @@ export class SearchIndexRepository {
     query: string,
     list: Pick<ListQueryDto, 'page' | 'limit'>,
     candidates: number,
-    options: { rankedOnly?: boolean },
+    options: SearchOptions,
   ): Promise<RankedPage> {
     const cursor = list.page ? decodeCursor(list.page, LIST, 5) : undefined;
-    const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(candidates, list.limit + 1), 0];
+    const [score, lastId, before, startBound, phase] = cursor ?? [0, '', 0, Math.max(options.bound ?? candidates, list.limit + 1), 0];
     const valid = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
     if (typeof score !== 'number' || typeof lastId !== 'string' || !valid(before, 0) || !valid(startBound, 1) || (phase !== 0 && phase !== 1)) {
       throw invalidCursor();
@@ -81,10 +97,7 @@ export class SearchIndexRepository {
     // The query is parsed first and passed on as a constant, so the planner sees how common its
     // words are (a word on most pages is read by a scan that stops at the bound, a rare one by the index).
     // The same round trip finds the table holding the space's rows (its own after a large rebuild, else search_pages).
-    const [{ tsquery, table: own }]: { tsquery: string; table: string | null }[] = await this.dataSource.query(
-      `SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery, (SELECT table_name FROM search_tables WHERE space_id = $2) AS table`,
-      [query, spaceId],
-    );
+    const { tsquery, table: own } = options.parsed?.get(spaceId) ?? (await this.parse([spaceId], query)).get(spaceId)!;
     if (tsquery === '') return { items: [], count: 0, first: 1 };
     const table = checkedTable(own);
     const columns = `page_id AS "pageId", document_id AS "documentId", title, path, description, ancestors, ts_rank(${WEIGHTS}, tsv, $2::tsquery) AS score`;
@@ -98,16 +111,24 @@ export class SearchIndexRepository {
       bodied AS (
         SELECT ${columns} FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3
       )`;
-    const fetchRanked = () =>
-      this.dataSource.query(
+    // A ranked-only walk counts the matches in the same statement (`matches`, up to candidates + 1).
+    const counted = options.rankedOnly === true;
+    const fetchRanked = () => {
+      const values: unknown[] = [spaceId, tsquery, bound, list.limit + 1];
+      const after = phase === 0 && cursor ? `WHERE (score, "pageId") < ($${values.push(score)}::real, $${values.push(lastId)}::text)` : '';
+      const matches = counted
+        ? `, (SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $${values.push(candidates + 1)}) m)::int AS matches`
+        : '';
+      return this.dataSource.query(
         `WITH ${pool},
          ranked AS (SELECT * FROM titled UNION SELECT * FROM bodied)
-         SELECT *, (SELECT count(*) FROM bodied)::int AS pool FROM ranked
-         ${phase === 0 && cursor ? 'WHERE (score, "pageId") < ($5::real, $6::text)' : ''}
+         SELECT *, (SELECT count(*) FROM bodied)::int AS pool${matches} FROM ranked
+         ${after}
          ORDER BY score DESC, "pageId" DESC
          LIMIT $4`,
-        phase === 0 && cursor ? [spaceId, tsquery, bound, list.limit + 1, score, lastId] : [spaceId, tsquery, bound, list.limit + 1],
-      ) as Promise<(SearchHit & { pool: number })[]>;
+        values,
+      ) as Promise<(SearchHit & { pool: number; matches?: number })[]>;
+    };
     // Past the candidates: the other matches by page id (descending, the primary key read backwards).
     const fetchRest = (after: string | null) =>
       this.dataSource.query(
@@ -121,11 +142,14 @@ export class SearchIndexRepository {
         after === null ? [spaceId, tsquery, bound, list.limit + 1] : [spaceId, tsquery, bound, list.limit + 1, after],
       ) as Promise<SearchHit[]>;
 
-    const [count, fetched] = await Promise.all([
-      this.count(table, spaceId, tsquery, candidates),
+    let matches: number | undefined;
+    const [separateCount, fetched] = await Promise.all([
+      counted ? undefined : this.count(table, spaceId, tsquery, candidates),
       (async (): Promise<{ hit: SearchHit; phase: 0 | 1 }[]> => {
         if (phase === 1) return (await fetchRest(lastId as string)).map((hit) => ({ hit, phase: 1 as const }));
-        const ranked = (await fetchRanked()).map(({ pool, ...hit }) => ({ hit, pool, phase: 0 as const }));
+        const rows = await fetchRanked();
+        matches = rows[0]?.matches;
+        const ranked = rows.map(({ pool, matches: _matches, ...hit }) => ({ hit, pool, phase: 0 as const }));
         if (ranked.length > list.limit || options.rankedOnly) return ranked;
         // The candidates are used up: when the body matches filled the bound, other matches may follow.
         const poolFull = ranked.length > 0 ? ranked[0].pool >= bound : cursor !== undefined;
@@ -134,6 +158,10 @@ export class SearchIndexRepository {
         return [...ranked, ...rest];
       })(),
     ]);
+    // No row, no count in it: nothing after the cursor, and the count is asked on its own.
+    const count =
+      separateCount ??
+      (matches === undefined ? await this.count(table, spaceId, tsquery, candidates) : await this.estimateAbove(table, spaceId, tsquery, matches, candidates));
     const hits = fetched.map(({ hit, phase: from }) => ({ hit: { ...hit, score: Number(hit.score) }, phase: from }));
     const items = hits.slice(0, list.limit);
     const page: RankedPage = { items: items.map(({ hit }) => hit), count, first: rank + 1 };
@@ -153,12 +181,30 @@ export class SearchIndexRepository {
       `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery LIMIT $3) m`,
       [spaceId, tsquery, exactUpTo + 1],
     );
+    return this.estimateAbove(table, spaceId, tsquery, count, exactUpTo);
+  }
+
+  /** `count` (matches counted up to `exactUpTo + 1`) when exact, else the planner's estimate. */
+  private async estimateAbove(table: string, spaceId: string, tsquery: string, count: number, exactUpTo: number): Promise<number> {
     if (count <= exactUpTo) return count;
     const [{ 'QUERY PLAN': plan }]: { 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }[] = await this.dataSource.query(
       `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE space_id = $1 AND tsv @@ $2::tsquery`,
       [spaceId, tsquery],
     );
     return Math.max(count, Math.round(plan[0].Plan['Plan Rows']));
+  }
+
+  /**
+   * The query as a tsquery (empty: nothing to search) and the table holding each space's rows (its
+   * own after a large rebuild, else null: search_pages), in one round trip for several spaces.
+   */
+  async parse(spaceIds: string[], query: string): Promise<Map<string, ParsedSearch>> {
+    const rows: { tsquery: string; space_id: string; table: string | null }[] = await this.dataSource.query(
+      `SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery, s.space_id, t.table_name AS table
+         FROM unnest($2::text[]) s(space_id) LEFT JOIN search_tables t ON t.space_id = s.space_id`,
+      [query, spaceIds],
+    );
+    return new Map(rows.map((row) => [row.space_id, { tsquery: row.tsquery, table: row.table }]));
   }
 
   /**

@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
 import { Optional } from '../../../common/validation/presence';
 
-const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+export const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const toBool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /** The public `SiteVisitorPayload`. */

@@ -128,7 +128,17 @@ export class SiteSearchService {
       throw readersError('site_search.invalid_scope', 'page: is not a valid page cursor');
     }
     const [lastScore, lastSpace, lastPage, before] = (cursor ?? [0, '', '', 0]) as [number, string, string, number];
-    const bound = Math.max(this.config.search.candidates, list.limit + 2);
+    // The site's candidates are shared by its spaces: a search of three spaces ranks about as many
+    // matches as one space's search, not three times as many (the fan-out was most of a large site's time).
+    const bound = Math.max(Math.ceil(this.config.search.candidates / Math.max(1, places.length)), list.limit + 2);
+    // The query parsed, and each space's table found, once for all the spaces.
+    const parsed =
+      places.length > 0
+        ? await this.index.parse(
+            places.map((place) => place.spaceId),
+            query,
+          )
+        : new Map();
     const pages: { place: SearchPlace; page: RankedPage }[] = await Promise.all(
       places.map(async (place) => {
         let page: string | undefined;
@@ -139,7 +149,11 @@ export class SiteSearchService {
         }
         return {
           place,
-          page: await this.index.search(place.spaceId, query, { page, limit: list.limit + 1 }, this.config.search.candidates, { rankedOnly: true }),
+          page: await this.index.search(place.spaceId, query, { page, limit: list.limit + 1 }, this.config.search.candidates, {
+            rankedOnly: true,
+            bound,
+            parsed,
+          }),
         };
       }),
     );
