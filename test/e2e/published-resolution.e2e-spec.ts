@@ -179,6 +179,8 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
               complete: true,
               ...(visibility === 'share-link' ? { shareKey: reader.key } : {}),
               ...(visibility === 'unlisted' ? { noIndex: true } : {}),
+              // Only an authenticated-access session has a visitor context.
+              ...(visibility === 'visitor-auth' ? { contextId: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) } : {}),
             },
           });
         }
@@ -268,15 +270,24 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     await t.http
       .patch(path)
       .set(...org.admin.auth)
-      .send({ fallbackURL: 'https://auth.example.com/login' })
+      .send({ fallbackURL: 'https://auth.example.com/login?tenant=acme' })
       .expect(200);
-    for (const jwt of [undefined, await visitorJwt(reader.privateKey!, {}, -300), unsignedJwt()]) {
+    // The redirect carries where the visitor was going, below the site (`location`), beside the fallback URL's own query.
+    for (const [jwt, below, location] of [
+      [undefined, '', '/'],
+      [await visitorJwt(reader.privateKey!, {}, -300), 'v1/intro', '/v1/intro'],
+      [unsignedJwt(), 'getting-started/install?x=1', '/getting-started/install'],
+    ] as const) {
       const res = await t.http
         .post('/v1/urls/published')
-        .send({ url: `${reader.base}/`, redirectOnError: true, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) })
+        .send({ url: `${reader.base}/${below}`, redirectOnError: true, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) })
         .expect(200);
       expectContract(res, 'resolvePublishedContentByUrl');
-      expect(res.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://auth.example.com/login' });
+      expect(res.body).toEqual({
+        target: 'external',
+        site: reader.site.id,
+        redirect: `https://auth.example.com/login?tenant=acme&location=${encodeURIComponent(location)}`,
+      });
     }
     const jwt = await visitorJwt(reader.privateKey!);
     const viaQuery = await t.http

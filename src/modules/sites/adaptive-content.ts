@@ -251,3 +251,40 @@ function evaluate(node: jsep.Expression, claims: VisitorClaims): unknown {
       throw new Error(`unsupported ${node.type}`);
   }
 }
+
+/**
+ * The claims `condition` reads, as paths below `visitor.claims` (`plan`, `unsigned.beta`); `['']`
+ * when it reads the claims object whole; `[]` when it reads none (or does not parse: it is then
+ * false for everyone, whatever the claims).
+ */
+export function conditionClaimPaths(condition: string): string[] {
+  const tree = parsed(condition);
+  if (tree === null) return [];
+  const paths = new Set<string>();
+  const visit = (node: jsep.Expression): void => {
+    if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+      const path = memberPath(node);
+      if (path === 'visitor.claims') paths.add('');
+      else if (path?.startsWith(CLAIMS_ROOT)) paths.add(path.slice(CLAIMS_ROOT.length));
+      else if (path === null && node.type === 'MemberExpression') visit((node as jsep.MemberExpression).object);
+      return;
+    }
+    for (const key of ['argument', 'left', 'right', 'test', 'consequent', 'alternate'] as const) {
+      const child = (node as Record<string, unknown>)[key];
+      if (child && typeof child === 'object') visit(child as jsep.Expression);
+    }
+  };
+  visit(tree);
+  return [...paths].sort();
+}
+
+/** The value at `path` (as `conditionClaimPaths` gives it) in `claims`; undefined when absent. */
+export function claimAt(claims: VisitorClaims, path: string): unknown {
+  if (path === '') return claims;
+  let value: unknown = claims;
+  for (const name of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
+}
