@@ -263,7 +263,7 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expect(external.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://example.com/elsewhere' });
   });
 
-  it('visitor-auth: redirectOnError sends a refused visitor to the fallback URL; the jwt_token query parameter is read', async () => {
+  it('visitor-auth: a visitor without a token, or with redirectOnError, goes to the fallback URL with the location; the jwt_token query parameter is read', async () => {
     const reader = sites.get('visitor-auth')!;
     const org = reader.org;
     const path = `${sitePath(org, reader.site.id)}/publishing/auth`;
@@ -289,6 +289,14 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
         redirect: `https://auth.example.com/login?tenant=acme&location=${encodeURIComponent(location)}`,
       });
     }
+    // No token at all: sent to log in even without redirectOnError (the renderer asks it only for a token from
+    // its cookie); an invalid token without it: 401 (a token fresh from the backend that fails must not loop).
+    const first = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/v1/intro` })
+      .expect(200);
+    expect(first.body).toEqual({ target: 'external', site: reader.site.id, redirect: `https://auth.example.com/login?tenant=acme&location=%2Fv1%2Fintro` });
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: unsignedJwt() } }), 401);
     const jwt = await visitorJwt(reader.privateKey!);
     const viaQuery = await t.http
       .post('/v1/urls/published')

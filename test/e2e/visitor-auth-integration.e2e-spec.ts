@@ -89,16 +89,19 @@ describe('visitor authentication through an integration', () => {
     return { jwt: landing.searchParams.get('jwt_token')!, landing };
   }
 
-  it('refuses a visitor without a JWT: 401, or with redirectOnError the redirect to Quire’s visitor-auth route with the location', async () => {
+  it('sends a visitor without a JWT to Quire’s visitor-auth route with the location; an invalid JWT is 401 unless redirectOnError', async () => {
     const { reader, installationId } = orgs[0];
-    expectErrorEnvelope(await resolve(`${reader.base}/getting-started/install`), 401);
-    const res = await resolve(`${reader.base}/getting-started/install`, { redirectOnError: true }).expect(200);
+    const res = await resolve(`${reader.base}/getting-started/install`).expect(200);
     expectContract(res, 'resolvePublishedContentByUrl');
     expect(res.body).toEqual({
       target: 'external',
       site: reader.site.id,
       redirect: `${loginRoute(installationId, reader.site.id)}?location=%2Fgetting-started%2Finstall`,
     });
+    const forged = await visitorJwt('not-the-site-installation-secret');
+    expectErrorEnvelope(await resolve(`${reader.base}/getting-started/install`, { visitor: { jwtToken: forged } }), 401);
+    const redirected = await resolve(`${reader.base}/getting-started/install`, { redirectOnError: true, visitor: { jwtToken: forged } }).expect(200);
+    expect(redirected.body).toEqual(res.body);
     // The publishing auth names the integration it uses.
     const auth = await t.http
       .get(`${sitePath(orgs[0].org, reader.site.id)}/publishing/auth`)

@@ -114,8 +114,10 @@ export class PublishedService {
     let signed: Record<string, unknown> | null = null;
     if (jwt !== undefined && visitorAuth?.key) signed = await verifyVisitorJwt(jwt, visitorAuth.key);
     if (site.visibility === 'visitor-auth' && signed === null) {
-      // Where the visitor was going, below the site (GitBook's `location`), so the backend can send them back there.
-      if (input.redirectOnError && visitorAuth?.loginUrl) {
+      // A visitor with no token at all is sent to log in (the renderer asks `redirectOnError` only for a token
+      // from its cookie); an invalid one only when asked, else 401 (a fresh token that fails must not loop).
+      // `location`: where the visitor was going, below the site, so the backend can send them back there.
+      if ((jwt === undefined || input.redirectOnError) && visitorAuth?.loginUrl) {
         return { target: 'external', site: site.id, redirect: withParam(visitorAuth.loginUrl, 'location', `/${segments.join('/')}`) };
       }
       throw new UnauthorizedException(
