@@ -87,7 +87,7 @@ describe('visible structure', () => {
       visibility: 'visitor-auth',
       siteSpaces: [space('a', null, true), space('b', null, false, 'visitor.claims.plan === "pro" && !visitor.claims.unsigned.beta')],
     });
-    const idOf = (claims: Record<string, unknown>) => contextIdOf(snapshot, claims, visibleLevels(snapshot, claims));
+    const idOf = (claims: Record<string, unknown>) => contextIdOf(snapshot, claims);
     const pro = idOf({ plan: 'pro', email: 'a@example.com', unsigned: {} });
     // A claim no condition reads (email) does not count; an absent claim is the same for everyone.
     expect(idOf({ plan: 'pro', email: 'b@example.com', unsigned: {} })).toBe(pro);
@@ -95,7 +95,7 @@ describe('visible structure', () => {
     expect(idOf({ plan: 'pro', unsigned: { beta: true } })).not.toBe(pro);
     expect(idOf({ plan: 'free', unsigned: {} })).toBe(idOf({ plan: 'free', other: 1, unsigned: {} }));
     // The same claims on another site: another context.
-    expect(contextIdOf({ ...snapshot, id: 'other' }, { plan: 'pro', unsigned: {} }, visibleLevels(snapshot, { plan: 'pro', unsigned: {} }))).not.toBe(pro);
+    expect(contextIdOf({ ...snapshot, id: 'other' }, { plan: 'pro', unsigned: {} })).not.toBe(pro);
     expect(pro).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(pro).not.toContain('pro');
   });

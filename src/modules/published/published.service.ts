@@ -129,7 +129,7 @@ export class PublishedService {
     const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
     if (found) {
       // Only an authenticated-access session has a context (public schema); its digest, never the claims.
-      if ('apiToken' in found && site.visibility === 'visitor-auth') found.contextId = contextIdOf(site, claims, visibleLevels(site, claims));
+      if ('apiToken' in found && site.visibility === 'visitor-auth') found.contextId = contextIdOf(site, claims);
       return found;
     }
     return this.redirectOr404(url, input.url, site, siteBase, segments, claims);

@@ -45,16 +45,26 @@ export function visibleSpaceIds(levels: VisibleLevel[]): string[] {
 /**
  * `PublishedSiteContent.contextId` of an authenticated visitor: a digest of what in their context
  * changes what the site renders for them, and nothing else: the values of the claims the site's
- * conditions read (an absent claim and one not read weigh nothing) and what those conditions then
- * show. Two visitors with the same effective claims share it; a change in a claim a condition reads
- * changes it. The claims themselves are never shown (SHA-256, base64url).
+ * conditions read (an absent claim and one no condition reads weigh nothing); what those conditions
+ * show follows from them. Two visitors with the same effective claims share it; a change in a claim a
+ * condition reads changes it. The claims themselves are never shown (SHA-256, base64url).
  */
-export function contextIdOf(site: SiteSnapshot, claims: VisitorClaims, levels: VisibleLevel[]): string {
-  const conditions = [...site.sections.map((section) => section.condition), ...site.siteSpaces.map((row) => row.condition)];
-  const paths = [...new Set(conditions.flatMap((condition) => (condition === null ? [] : conditionClaimPaths(condition))))].sort();
-  const read = paths.map((path) => [path, canonical(claimAt(claims, path)) ?? null]);
-  const shown = levels.map((level) => [level.section?.id ?? null, level.siteSpaces.map((row) => row.id)]);
+export function contextIdOf(site: SiteSnapshot, claims: VisitorClaims): string {
+  const read = claimPathsOf(site).map((path) => [path, canonical(claimAt(claims, path)) ?? null]);
   return createHash('sha256')
-    .update(JSON.stringify([site.id, read, shown]))
+    .update(JSON.stringify([site.id, read]))
     .digest('base64url');
+}
+
+/** Snapshots are kept while the site does not change: the claim paths its conditions read are worked out once per snapshot. */
+const pathsBySnapshot = new WeakMap<SiteSnapshot, string[]>();
+
+function claimPathsOf(site: SiteSnapshot): string[] {
+  let paths = pathsBySnapshot.get(site);
+  if (paths === undefined) {
+    const conditions = [...site.sections.map((section) => section.condition), ...site.siteSpaces.map((row) => row.condition)];
+    paths = [...new Set(conditions.flatMap((condition) => (condition === null ? [] : conditionClaimPaths(condition))))].sort();
+    pathsBySnapshot.set(site, paths);
+  }
+  return paths;
 }
