@@ -59,6 +59,24 @@ describe("a site token reads its site as the token's audience sees it", () => {
 
   afterAll(() => t.close());
 
+  it('contextId: the same for visitors whose claims the conditions read alike, another when those claims change, never the claims', async () => {
+    const contextOf = async (claims: Record<string, unknown>) => {
+      const res = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/`, visitor: { jwtToken: await visitorJwt(key, claims) } })
+        .expect(200);
+      expectContract(res, 'resolvePublishedContentByUrl');
+      return res.body.contextId as string;
+    };
+    const a = await contextOf({ staff: true, email: 'a@example.com' });
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a).not.toContain('example');
+    // `email` is read by no condition: the same context. `staff` is: another one.
+    expect(await contextOf({ staff: true, email: 'b@example.com' })).toBe(a);
+    expect(await contextOf({ staff: false, email: 'a@example.com' })).not.toBe(a);
+    expect(await contextOf({})).toBe(await contextOf({ team: 'x' }));
+  });
+
   const hidden = () => [reader.sections.api, reader.siteSpaces.legacy, reader.spaces.api, reader.spaces.legacy, '"API"', '"Legacy"'];
 
   it('getPublishedContentSite: the structure, customizations and count hold only what the audience is shown', async () => {

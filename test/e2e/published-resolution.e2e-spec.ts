@@ -179,6 +179,8 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
               complete: true,
               ...(visibility === 'share-link' ? { shareKey: reader.key } : {}),
               ...(visibility === 'unlisted' ? { noIndex: true } : {}),
+              // Only an authenticated-access session has a visitor context.
+              ...(visibility === 'visitor-auth' ? { contextId: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) } : {}),
             },
           });
         }
@@ -261,23 +263,40 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expect(external.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://example.com/elsewhere' });
   });
 
-  it('visitor-auth: redirectOnError sends a refused visitor to the fallback URL; the jwt_token query parameter is read', async () => {
+  it('visitor-auth: a visitor without a token, or with redirectOnError, goes to the fallback URL with the location; the jwt_token query parameter is read', async () => {
     const reader = sites.get('visitor-auth')!;
     const org = reader.org;
     const path = `${sitePath(org, reader.site.id)}/publishing/auth`;
     await t.http
       .patch(path)
       .set(...org.admin.auth)
-      .send({ fallbackURL: 'https://auth.example.com/login' })
+      .send({ fallbackURL: 'https://auth.example.com/login?tenant=acme' })
       .expect(200);
-    for (const jwt of [undefined, await visitorJwt(reader.privateKey!, {}, -300), unsignedJwt()]) {
+    // The redirect carries where the visitor was going, below the site (`location`), beside the fallback URL's own query.
+    for (const [jwt, below, location] of [
+      [undefined, '', '/'],
+      [await visitorJwt(reader.privateKey!, {}, -300), 'v1/intro', '/v1/intro'],
+      [unsignedJwt(), 'getting-started/install?x=1', '/getting-started/install'],
+    ] as const) {
       const res = await t.http
         .post('/v1/urls/published')
-        .send({ url: `${reader.base}/`, redirectOnError: true, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) })
+        .send({ url: `${reader.base}/${below}`, redirectOnError: true, ...(jwt ? { visitor: { jwtToken: jwt } } : {}) })
         .expect(200);
       expectContract(res, 'resolvePublishedContentByUrl');
-      expect(res.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://auth.example.com/login' });
+      expect(res.body).toEqual({
+        target: 'external',
+        site: reader.site.id,
+        redirect: `https://auth.example.com/login?tenant=acme&location=${encodeURIComponent(location)}`,
+      });
     }
+    // No token at all: sent to log in even without redirectOnError (the renderer asks it only for a token from
+    // its cookie); an invalid token without it: 401 (a token fresh from the backend that fails must not loop).
+    const first = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/v1/intro` })
+      .expect(200);
+    expect(first.body).toEqual({ target: 'external', site: reader.site.id, redirect: `https://auth.example.com/login?tenant=acme&location=%2Fv1%2Fintro` });
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: unsignedJwt() } }), 401);
     const jwt = await visitorJwt(reader.privateKey!);
     const viaQuery = await t.http
       .post('/v1/urls/published')

@@ -70,6 +70,16 @@ describe('publishing auth, visitor claims and conditions', () => {
         fallbackURL: 'https://auth.example.com/login',
         logoutURL: 'https://auth.example.com/logout',
       });
+      // The published profile presents them as the site's `urls.login` and `urls.logout` (the renderer's login and logout routes).
+      const siteUrls = async () => {
+        const profile = await t.http
+          .get(`${sitePath(org, reader.site.id)}/published`)
+          .set(...org.admin.auth)
+          .expect(200);
+        expectContract(profile, 'getPublishedContentSite');
+        return profile.body.site.urls;
+      };
+      expect(await siteUrls()).toMatchObject({ login: 'https://auth.example.com/login', logout: 'https://auth.example.com/logout' });
       const cleared = await t.http
         .patch(authPath)
         .set(...org.admin.auth)
@@ -77,6 +87,7 @@ describe('publishing auth, visitor claims and conditions', () => {
         .expect(200);
       expect(cleared.body.logoutURL).toBeUndefined();
       expect(cleared.body.fallbackURL).toBe('https://auth.example.com/login');
+      expect((await siteUrls()).logout).toBeUndefined();
 
       const regenerated = await t.http
         .post(`${authPath}/regenerate`)

@@ -6,11 +6,13 @@ import { RendererRevalidation } from '../../src/modules/sites/freshness/renderer
 import { REVALIDATE_RENDERER } from '../../src/modules/sites/freshness/renderer-revalidation.job';
 import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
 import { createOrganization, OrgFixture } from '../support/builders';
+import { createReaderSite } from '../support/published-builders';
 import { createSite, sitePath } from '../support/site-builders';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'renderer-secret-of-the-fixture-0123456789';
+const PUBLISHED_BASE_URL = 'http://readers.test/sites';
 
 /** A stand-in for the renderer's `/~gitbook/revalidate`: checks the signature as the renderer does, records what came. */
 interface Received {
@@ -71,7 +73,7 @@ describe('renderer freshness', () => {
     let t: TestApp;
     let org: OrgFixture;
     beforeAll(async () => {
-      t = await createTestApp({ JOBS_ENABLED: 'true', RENDERER_URL: `${fixture.url}/`, RENDERER_SECRET: SECRET });
+      t = await createTestApp({ JOBS_ENABLED: 'true', RENDERER_URL: `${fixture.url}/`, RENDERER_SECRET: SECRET, PUBLISHED_BASE_URL });
       org = await createOrganization(t);
     });
     afterAll(() => t.close());
@@ -120,6 +122,60 @@ describe('renderer freshness', () => {
       const before = await queued(t);
       await revise(t, org, space.id, 'after unpublish');
       expect(await queued(t)).toBe(before);
+    });
+
+    it('the routes a site token reads carry x-gitbook-cache-tag: exactly the tags the job sends when what they show changes', async () => {
+      const reader = await createReaderSite(t, org, PUBLISHED_BASE_URL, 'public');
+      const siteId = reader.site.id;
+      await until(() => fixture.received.some((entry) => entry.tags.includes(`site:${siteId}`)), 'the publish revalidation');
+      const resolved = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/` })
+        .expect(200);
+      expect(resolved.headers['x-gitbook-cache-tag']).toBeUndefined();
+      const { space, revision, apiToken } = resolved.body as { space: string; revision: string; apiToken: string };
+      const bearer = ['Authorization', `Bearer ${apiToken}`] as [string, string];
+      const pages = await t.http
+        .get(`/v1/spaces/${space}/revisions/${revision}/pages`)
+        .set(...bearer)
+        .expect(200);
+      const pageId = pages.body.pages[0].id as string;
+      const site = `/v1/orgs/${org.id}/sites/${siteId}`;
+      const read = {
+        getPublishedContentSite: t.http.get(`${site}/published`),
+        searchSiteContent: t.http.post(`${site}/search`).send({ query: 'intro', scope: { mode: 'all' } }),
+        getSpaceById: t.http.get(`/v1/spaces/${space}`),
+        getRevisionById: t.http.get(`/v1/spaces/${space}/revisions/${revision}`),
+        listPagesInRevisionById: t.http.get(`/v1/spaces/${space}/revisions/${revision}/pages`),
+        getPageInRevisionById: t.http.get(`/v1/spaces/${space}/revisions/${revision}/page/${pageId}`),
+        getPageDocumentInRevisionById: t.http.get(`/v1/spaces/${space}/revisions/${revision}/page/${pageId}/document`),
+        getPageInRevisionByPath: t.http.get(`/v1/spaces/${space}/revisions/${revision}/path/intro`),
+      };
+      const tags: Record<string, string | undefined> = {};
+      for (const [operation, request] of Object.entries(read)) {
+        const res = await request.set(...bearer);
+        expect({ operation, status: res.status }).toEqual({ operation, status: 200 });
+        tags[operation] = res.headers['x-gitbook-cache-tag'];
+      }
+      const siteTag = `site:${siteId}`;
+      const spaceTag = `space:${space}`;
+      expect(tags).toEqual({
+        getPublishedContentSite: siteTag,
+        searchSiteContent: siteTag,
+        getSpaceById: spaceTag,
+        getRevisionById: spaceTag,
+        listPagesInRevisionById: spaceTag,
+        getPageInRevisionById: spaceTag,
+        getPageDocumentInRevisionById: spaceTag,
+        getPageInRevisionByPath: spaceTag,
+      });
+
+      // A new revision of the space: the job sends the space's tag and the site's, so every answer above is dropped.
+      const seen = fixture.received.length;
+      await revise(t, org, space, 'changed');
+      const sent = (await until(() => fixture.received.slice(seen).find((entry) => entry.tags.includes(spaceTag)), 'the content revalidation'))!;
+      expect(sent.tags).toEqual([spaceTag, siteTag]);
+      for (const tag of new Set(Object.values(tags))) expect(sent.tags).toContain(tag);
     });
 
     it('fails the attempt (to be retried) when the renderer refuses the signature', async () => {

@@ -1,6 +1,8 @@
 import { locate, segmentsOf } from '../../src/modules/published/published-url';
 import { signSiteToken, siteTokenKey, verifySiteToken } from '../../src/modules/published/site-auth/site-token';
-import { visibleLevels, visibleSpaceIds } from '../../src/modules/published/visible-structure';
+import { contextIdOf, visibleLevels, visibleSpaceIds } from '../../src/modules/published/visible-structure';
+import { conditionClaimPaths } from '../../src/modules/sites/adaptive-content';
+import { installationSigningSecret, targetSigningSecret } from '../../src/modules/integrations/runtime/signing-secrets';
 import type { SiteSnapshot } from '../../src/modules/published/site-snapshot';
 
 describe('published URLs', () => {
@@ -49,6 +51,7 @@ describe('visible structure', () => {
     sections: [],
     siteSpaces: [],
     privateKey: null,
+    backend: 'custom',
     fallbackUrl: null,
     shareKeyOpens: false,
     ...overrides,
@@ -78,6 +81,48 @@ describe('visible structure', () => {
       ['b', ['b2']],
     ]);
     expect(visibleSpaceIds(staff).sort()).toEqual(['space-a1', 'space-b2']);
+  });
+  it('contextId: the same for the same values of the claims conditions read, another when one changes; never the claims', () => {
+    const snapshot = site({
+      visibility: 'visitor-auth',
+      siteSpaces: [space('a', null, true), space('b', null, false, 'visitor.claims.plan === "pro" && !visitor.claims.unsigned.beta')],
+    });
+    const idOf = (claims: Record<string, unknown>) => contextIdOf(snapshot, claims);
+    const pro = idOf({ plan: 'pro', email: 'a@example.com', unsigned: {} });
+    // A claim no condition reads (email) does not count; an absent claim is the same for everyone.
+    expect(idOf({ plan: 'pro', email: 'b@example.com', unsigned: {} })).toBe(pro);
+    expect(idOf({ plan: 'free', unsigned: {} })).not.toBe(pro);
+    expect(idOf({ plan: 'pro', unsigned: { beta: true } })).not.toBe(pro);
+    expect(idOf({ plan: 'free', unsigned: {} })).toBe(idOf({ plan: 'free', other: 1, unsigned: {} }));
+    // The same claims on another site: another context.
+    expect(contextIdOf({ ...snapshot, id: 'other' }, { plan: 'pro', unsigned: {} })).not.toBe(pro);
+    expect(pro).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(pro).not.toContain('pro');
+  });
+
+  it('conditionClaimPaths: the claims a condition reads', () => {
+    expect(conditionClaimPaths('visitor.claims.plan === "pro" || visitor.claims.unsigned.beta')).toEqual(['plan', 'unsigned.beta']);
+    expect(conditionClaimPaths('Object.keys(visitor.claims).length > 0')).toEqual([]);
+    expect(conditionClaimPaths('!!visitor.claims ? 1 : visitor.claims.a.b')).toEqual(['', 'a.b']);
+    expect(conditionClaimPaths('true')).toEqual([]);
+  });
+});
+
+describe('signing secrets of script calls', () => {
+  it('one per installation and per site installation, distinct, stable, never the integration secret', () => {
+    const secret = 'integration-secret';
+    const a = targetSigningSecret(secret, 'inst-a', 'site', 'site-1');
+    expect(targetSigningSecret(secret, 'inst-a', 'site', 'site-1')).toBe(a);
+    expect(
+      new Set([
+        a,
+        targetSigningSecret(secret, 'inst-b', 'site', 'site-1'),
+        targetSigningSecret(secret, 'inst-a', 'site', 'site-2'),
+        targetSigningSecret(secret, 'inst-a', 'space', 'site-1'),
+        installationSigningSecret(secret, 'inst-a'),
+        secret,
+      ]).size,
+    ).toBe(6);
   });
 });
 

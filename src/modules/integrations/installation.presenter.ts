@@ -120,13 +120,15 @@ export function presentTargetInstallation(
   expanded?: SpaceJson,
 ): TargetInstallationJson {
   const base = `${integrationUrls(integration.name, config).location}/installations/${row.installation.id}`;
+  const publicEndpoint = kind === 'site' ? `${base}/sites/${row.targetId}/public/` : `${base}/public/`;
   return {
     integration: integration.name,
     installation: row.installation.id,
     status: row.status,
     configuration: shownConfiguration(reader, row.installation, integration.configurations[kind], row.configuration),
     externalIds: row.externalIds,
-    urls: { location: `${base}/${kind}s/${row.targetId}`, publicEndpoint: `${base}/public/`, publicContentEndpoint: `${base}/public/` },
+    // A site installation has a public endpoint of its own: its calls carry the site installation (a visitor-auth integration's return route).
+    urls: { location: `${base}/${kind}s/${row.targetId}`, publicEndpoint, publicContentEndpoint: publicEndpoint },
     [kind]: expanded ?? row.targetId,
   };
 }

@@ -184,6 +184,27 @@ export class InstallationsRepository {
     return rows.map((row) => ({ installationId: row.id, integrationId: row.integration_id }));
   }
 
+  /**
+   * The visitor-auth integrations installed on a site (an active site installation of an active
+   * installation of the site's organization, of an integration in the `visitor-auth` category), the
+   * oldest installation first.
+   */
+  async visitorAuthOnSite(
+    siteId: string,
+    organizationId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ installationId: string; integrationId: string; name: string }[]> {
+    const rows: { id: string; integration_id: string; name: string }[] = await manager.query(
+      `SELECT n.id, n.integration_id, i.name FROM integration_installations n
+         JOIN integration_site_installations x ON x.installation_id = n.id AND x.site_id = $1 AND x.status = 'active'
+         JOIN integrations i ON i.id = n.integration_id
+        WHERE n.organization_id = $2 AND n.status = 'active' AND i.categories @> '["visitor-auth"]'::jsonb
+        ORDER BY n.created_at, n.id`,
+      [siteId, organizationId],
+    );
+    return rows.map((row) => ({ installationId: row.id, integrationId: row.integration_id, name: row.name }));
+  }
+
   async siteOrganization(siteId: string, manager: EntityManager = this.dataSource.manager): Promise<string | null> {
     const rows: { organization_id: string }[] = await manager.query(`SELECT organization_id FROM sites WHERE id = $1`, [siteId]);
     return rows[0]?.organization_id ?? null;

@@ -2,6 +2,8 @@ import { AppConfig } from '../../config/app-config';
 import { Global, Module } from '@nestjs/common';
 import { SITE_VIEWS } from '../insights/site-views.port';
 import { SITE_SCRIPTS } from '../sites/site-scripts.port';
+import { SITE_VISITOR_AUTH } from '../published/visitor-auth.port';
+import { VisitorAuthService } from './visitor-auth.service';
 import { SiteViewListener } from './site-view.listener';
 import { APP_GUARD } from '@nestjs/core';
 import { ScriptScopeGuard } from './script-auth/script-scope.guard';
@@ -42,7 +44,7 @@ import { RenderService } from './render.service';
 import { ScriptDispatcher } from './runtime/script-dispatcher';
 import { ScriptSandbox } from './runtime/script-sandbox';
 
-/** Global only to provide the ports of modules below it: sites' `SITE_SCRIPTS` and insights' `SITE_VIEWS` (neither can import this module). */
+/** Global only to provide the ports of modules below it: sites' `SITE_SCRIPTS`, published's `SITE_VISITOR_AUTH` and insights' `SITE_VIEWS` (neither can import this module). */
 @Global()
 @Module({
   imports: [
@@ -94,8 +96,10 @@ import { ScriptSandbox } from './runtime/script-sandbox';
     SpaceIntegrationsService,
     { provide: APP_GUARD, useClass: ScriptScopeGuard },
     { provide: SITE_SCRIPTS, useExisting: PublishedScriptsService },
+    VisitorAuthService,
+    { provide: SITE_VISITOR_AUTH, useExisting: VisitorAuthService },
     { provide: SITE_VIEWS, useClass: SiteViewListener },
   ],
-  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService, SITE_SCRIPTS, SITE_VIEWS],
+  exports: [EventsService, InstallationsRepository, IntegrationsRepository, PublishedScriptsService, SITE_SCRIPTS, SITE_VIEWS, SITE_VISITOR_AUTH],
 })
 export class IntegrationsModule {}

@@ -50,6 +50,17 @@ export class IntegrationsRepository {
     return manager.getRepository(Integration).createQueryBuilder('i').select(['i.script', 'i.signingSecret']).where('i.id = :id', { id }).getOne();
   }
 
+  /** The integration's signing secret alone (decrypted), without its script. */
+  async signingSecret(id: string): Promise<string | null> {
+    const row = await this.dataSource
+      .getRepository(Integration)
+      .createQueryBuilder('i')
+      .select(['i.id', 'i.signingSecret'])
+      .where('i.id = :id', { id })
+      .getOne();
+    return row?.signingSecret ?? null;
+  }
+
   async icon(name: string): Promise<Buffer | null> {
     const row = await this.dataSource.getRepository(Integration).createQueryBuilder('i').select(['i.id', 'i.icon']).where('i.name = :name', { name }).getOne();
     return row?.icon ?? null;

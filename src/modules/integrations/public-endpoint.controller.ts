@@ -10,6 +10,7 @@ import { IntegrationNamePipe } from './integration-name.pipe';
 import { PublicEndpointService } from './public-endpoint.service';
 import { PublishedScriptsService } from './published-scripts.service';
 import type { ScriptResult } from './runtime/script-sandbox';
+import { VisitorAuthService } from './visitor-auth.service';
 
 /** Response headers a script may not set on Quire's origin. */
 const DROPPED = new Set(['set-cookie', 'content-length', 'transfer-encoding', 'connection', 'strict-transport-security']);
@@ -28,6 +29,7 @@ export class PublicEndpointController {
     private readonly endpoint: PublicEndpointService,
     private readonly scripts: PublishedScriptsService,
     private readonly config: AppConfig,
+    private readonly visitorLogins: VisitorAuthService,
   ) {}
 
   /** A script injected into a site (`fetch_published_script`); the URL comes from PublishedScriptsService.scriptsOf. */
@@ -62,6 +64,42 @@ export class PublicEndpointController {
     @Res() res: Response,
   ): Promise<void> {
     send(res, await this.endpoint.handle(name, installationId, this.incoming(req)));
+  }
+
+  /** A site installation's public endpoint (`IntegrationSiteInstallation.urls.publicEndpoint`): the call carries the site installation. */
+  @All(['installations/:installationId/sites/:siteId/public', 'installations/:installationId/sites/:siteId/public/*path'])
+  async siteInstallation(
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') installationId: string,
+    @Param('siteId') siteId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    send(res, await this.endpoint.handle(name, installationId, this.incoming(req), siteId));
+  }
+
+  /**
+   * Visitor authentication through an integration (`backend: "integration"`): where URL resolution
+   * sends a visitor without a valid JWT (`?location=<path in the site>`) and where the site's
+   * `urls.login` / `urls.logout` (`?action=logout`) point. The script's answer to
+   * `fetch_visitor_authentication` (a redirect to its identity provider) is answered to the browser.
+   */
+  @Get('installations/:installationId/sites/:siteId/visitor-auth')
+  async visitorAuth(
+    @Param('integrationName', IntegrationNamePipe) name: string,
+    @Param('installationId') installationId: string,
+    @Param('siteId') siteId: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const query = req.query as Record<string, unknown>;
+    const result = await this.visitorLogins.login(name, installationId, siteId, {
+      location: typeof query.location === 'string' ? query.location : undefined,
+      action: typeof query.action === 'string' ? query.action : undefined,
+      query,
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    send(res, result);
   }
 
   private incoming(req: Request) {

@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
@@ -10,19 +10,34 @@ import { PublishedService } from './published.service';
 import { PublishingAuthController } from './publishing-auth.controller';
 import { PublishingAuthService } from './publishing-auth.service';
 import { SiteAuthModule } from './site-auth/site-auth.module';
+import { CacheTagsInterceptor } from './site-auth/cache-tags.interceptor';
 import { SiteTokenGuard } from './site-auth/site-token.guard';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
 import { SnapshotFreshness } from './snapshot-freshness';
 import { UrlsController } from './urls.controller';
+import { SITE_AUTH_URLS } from '../sites/site-auth-urls.port';
+import { SiteAuthUrlsProvider } from './site-auth-urls';
 
 /**
  * Published sites as readers reach them (issue 26): URL resolution, visibility and visitor
  * authentication, publishing auth, and the guard that confines site API tokens. Sits above the sites
  * module (structure, share keys, the SITE_REDIRECTS port) and reads content only through its SQL.
+ * Global only to provide sites' `SITE_AUTH_URLS` (sites cannot import this module).
  */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([SitePublishingAuth]), AccessModule, OrganizationsModule, SitesModule, SpaceWritesModule, SiteAuthModule],
   controllers: [UrlsController, PublishingAuthController],
-  providers: [SnapshotFreshness, PublishedRepository, PublishedService, PublishingAuthService, { provide: APP_GUARD, useClass: SiteTokenGuard }],
+  providers: [
+    SnapshotFreshness,
+    PublishedRepository,
+    PublishedService,
+    PublishingAuthService,
+    { provide: APP_GUARD, useClass: SiteTokenGuard },
+    { provide: APP_INTERCEPTOR, useClass: CacheTagsInterceptor },
+    SiteAuthUrlsProvider,
+    { provide: SITE_AUTH_URLS, useExisting: SiteAuthUrlsProvider },
+  ],
+  exports: [SITE_AUTH_URLS],
 })
 export class PublishedModule {}

@@ -20,6 +20,7 @@ interface SnapshotRow {
   groups: { id: string; position: number }[] | null;
   site_spaces: SnapshotSiteSpace[] | null;
   private_key: string | null;
+  backend: 'custom' | 'integration' | null;
   fallback_url: string | null;
   share_key_opens: boolean;
 }
@@ -56,7 +57,7 @@ SELECT site.*,
                                      'path', ss.path, 'condition', ss.condition, 'isDefault', ss.is_default) ORDER BY ss.position, ss.id)
      FROM site_spaces ss JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL AND sp.organization_id = site.organization_id
     WHERE ss.site_id = site.id) AS site_spaces,
-  a.private_key, a.fallback_url,
+  a.private_key, a.backend, a.fallback_url,
   (${shareKey}::text IS NOT NULL AND EXISTS (SELECT 1 FROM site_share_links l WHERE l.site_id = site.id AND l.key = ${shareKey} AND l.active)) AS share_key_opens
 FROM site LEFT JOIN site_publishing_auth a ON a.site_id = site.id`;
 
@@ -133,6 +134,7 @@ export class PublishedRepository {
       sections: displayOrder(row.sections ?? [], row.groups ?? []),
       siteSpaces: row.site_spaces ?? [],
       privateKey: row.private_key === null ? null : this.decrypted(row.private_key),
+      backend: row.backend ?? 'custom',
       fallbackUrl: row.fallback_url,
       shareKeyOpens: row.share_key_opens,
     };
@@ -160,6 +162,15 @@ export class PublishedRepository {
       [changeRequestId, spaceId],
     );
     return rows.length > 0 ? { id: rows[0].id, revisionId: rows[0].revision } : null;
+  }
+
+  /** The site's visitor-auth backend and its login and logout URLs as an admin set them (null: no publishing auth yet). */
+  async publishingAuthUrls(siteId: string): Promise<{ backend: 'custom' | 'integration'; fallbackUrl: string | null; logoutUrl: string | null } | null> {
+    const rows: { backend: 'custom' | 'integration'; fallback_url: string | null; logout_url: string | null }[] = await this.dataSource.query(
+      `SELECT backend, fallback_url, logout_url FROM site_publishing_auth WHERE site_id = $1`,
+      [siteId],
+    );
+    return rows[0] ? { backend: rows[0].backend, fallbackUrl: rows[0].fallback_url, logoutUrl: rows[0].logout_url } : null;
   }
 
   /** The ciphertext is the key's stored form: decrypting it once per value is enough (a regenerated key is a new value). */

@@ -9,7 +9,8 @@ import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
 import { canonical, signSiteToken, type SiteTokenInput } from './site-auth/site-token';
 import { verifyVisitorJwt } from './site-auth/visitor-jwt';
-import { visibleLevels, visibleSpaceIds } from './visible-structure';
+import { contextIdOf, visibleLevels, visibleSpaceIds } from './visible-structure';
+import { SITE_VISITOR_AUTH, withParam, type SiteVisitorAuthSource } from './visitor-auth.port';
 import { SpaceAccessService } from '../access/space-access.service';
 import type { User } from '../users/user.entity';
 import type { SitePrincipal } from './site-auth/site-principal';
@@ -50,6 +51,8 @@ export interface PublishedContent {
   apiToken: string;
   complete: boolean;
   shareKey?: string;
+  /** Authenticated-access sessions only: a digest of the visitor context that changes what is rendered (`contextIdOf`). */
+  contextId?: string;
   noIndex?: boolean;
   /** A change request's preview: its id, and `preview: true` (`revision` is then its head revision). */
   changeRequest?: string;
@@ -88,6 +91,7 @@ export class PublishedService {
     private readonly keys: SiteTokenKeys,
     private readonly access: SpaceAccessService,
     @Optional() @Inject(SITE_REDIRECTS) private readonly redirects?: SiteRedirectsSource,
+    @Optional() @Inject(SITE_VISITOR_AUTH) private readonly visitorAuth?: SiteVisitorAuthSource,
   ) {}
 
   async resolve(input: ResolveInput): Promise<PublishedLookup> {
@@ -115,10 +119,16 @@ export class PublishedService {
     // Visibility: a share link's key, or a visitor's JWT.
     if (site.visibility === 'share-link' && !site.shareKeyOpens) throw notFound(input.url);
     const jwt = input.jwtToken ?? url.searchParams.get('jwt_token') ?? undefined;
+    const visitorAuth = jwt !== undefined || site.visibility === 'visitor-auth' ? await this.visitorAuthOf(site) : null;
     let signed: Record<string, unknown> | null = null;
-    if (jwt !== undefined && site.privateKey !== null) signed = await verifyVisitorJwt(jwt, site.privateKey);
+    if (jwt !== undefined && visitorAuth?.key) signed = await verifyVisitorJwt(jwt, visitorAuth.key);
     if (site.visibility === 'visitor-auth' && signed === null) {
-      if (input.redirectOnError && site.fallbackUrl) return { target: 'external', site: site.id, redirect: site.fallbackUrl };
+      // A visitor with no token at all is sent to log in (the renderer asks `redirectOnError` only for a token
+      // from its cookie); an invalid one only when asked, else 401 (a fresh token that fails must not loop).
+      // `location`: where the visitor was going, below the site, so the backend can send them back there.
+      if ((jwt === undefined || input.redirectOnError) && visitorAuth?.loginUrl) {
+        return { target: 'external', site: site.id, redirect: withParam(visitorAuth.loginUrl, 'location', `/${segments.join('/')}`) };
+      }
       throw new UnauthorizedException(
         jwt === undefined ? 'This site needs a visitor token (visitor.jwtToken or jwt_token)' : 'The visitor token is invalid or expired',
       );
@@ -131,13 +141,29 @@ export class PublishedService {
     const kept = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (kept) return kept;
     const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
-    if (found && memoKey !== undefined && !('preview' in found)) {
-      if (!memo) this.answers.set(site, (memo = new Map()));
-      if (memo.size >= ANSWER_MEMO) memo.clear();
-      memo.set(memoKey, found);
+    if (found) {
+      // Only an authenticated-access session has a context (public schema); its digest, never the claims.
+      if ('apiToken' in found && site.visibility === 'visitor-auth') found.contextId = contextIdOf(site, claims);
+      // Kept: content answers to anonymous URLs only (never a redirect, whose target the site's auth settings decide).
+      if (memoKey !== undefined && 'apiToken' in found && !('preview' in found)) {
+        if (!memo) this.answers.set(site, (memo = new Map()));
+        if (memo.size >= ANSWER_MEMO) memo.clear();
+        memo.set(memoKey, found);
+      }
+      return found;
     }
-    if (found) return found;
     return this.redirectOr404(url, input.url, site, siteBase, segments, claims);
+  }
+
+  /**
+   * How the site's visitor JWTs are verified and where a visitor logs in: the site's own key and
+   * `fallbackURL` (custom backend), or its visitor-auth integration's site-installation secret and
+   * Quire's route to the integration (integration backend; none installed: nothing verifies).
+   */
+  private async visitorAuthOf(site: SiteSnapshot): Promise<{ key: string | null; loginUrl: string | null }> {
+    if (site.backend === 'custom') return { key: site.privateKey, loginUrl: site.fallbackUrl };
+    const backend = (await this.visitorAuth?.backendOf(site.id, site.organizationId)) ?? null;
+    return { key: backend?.signingSecret ?? null, loginUrl: backend?.loginUrl ?? null };
   }
 
   /** The content at `segments` (below the site's base), a redirect to a level's own address, or null (nothing there). */

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { Membership } from '../organizations/membership.entity';
 import { SiteWrites } from '../sites/site-writes';
 import type { UpdatePublishingAuthDto } from './dto/publishing-auth.dto';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
+import { SITE_VISITOR_AUTH, type SiteVisitorAuthSource } from './visitor-auth.port';
+import type { PublishingAuthView } from './publishing-auth.read-model';
 
 /** A fresh visitor-JWT key: 32 random bytes, base64url (an HS256 secret). */
 const newKey = () => randomBytes(32).toString('base64url');
@@ -16,15 +18,18 @@ const newKey = () => randomBytes(32).toString('base64url');
  */
 @Injectable()
 export class PublishingAuthService {
-  constructor(private readonly writes: SiteWrites) {}
+  constructor(
+    private readonly writes: SiteWrites,
+    @Optional() @Inject(SITE_VISITOR_AUTH) private readonly visitorAuth?: SiteVisitorAuthSource,
+  ) {}
 
-  get(caller: Membership, siteId: string): Promise<SitePublishingAuth> {
-    return this.writes.run(caller, siteId, 'admin', (em, site) => this.ensure(em, site.id));
+  get(caller: Membership, siteId: string): Promise<PublishingAuthView> {
+    return this.withIntegration(caller, siteId, (em, siteId) => this.ensure(em, siteId));
   }
 
-  update(caller: Membership, siteId: string, dto: UpdatePublishingAuthDto): Promise<SitePublishingAuth> {
-    return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const auth = await this.ensure(em, site.id);
+  update(caller: Membership, siteId: string, dto: UpdatePublishingAuthDto): Promise<PublishingAuthView> {
+    return this.withIntegration(caller, siteId, async (em, siteId) => {
+      const auth = await this.ensure(em, siteId);
       if (dto.backend !== undefined) auth.backend = dto.backend;
       if (dto.fallbackURL !== undefined) auth.fallbackUrl = dto.fallbackURL;
       if (dto.logoutURL !== undefined) auth.logoutUrl = dto.logoutURL;
@@ -33,12 +38,25 @@ export class PublishingAuthService {
   }
 
   /** A new key: visitor JWTs signed with the old one stop opening the site at once. */
-  regenerate(caller: Membership, siteId: string): Promise<SitePublishingAuth> {
-    return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const auth = await this.ensure(em, site.id);
+  regenerate(caller: Membership, siteId: string): Promise<PublishingAuthView> {
+    return this.withIntegration(caller, siteId, async (em, siteId) => {
+      const auth = await this.ensure(em, siteId);
       auth.privateKey = newKey();
       return em.save(SitePublishingAuth, auth);
     });
+  }
+
+  private async withIntegration(
+    caller: Membership,
+    siteId: string,
+    work: (em: EntityManager, siteId: string) => Promise<SitePublishingAuth>,
+  ): Promise<PublishingAuthView> {
+    const { auth, organizationId } = await this.writes.run(caller, siteId, 'admin', async (em, site) => ({
+      auth: await work(em, site.id),
+      organizationId: site.organizationId,
+    }));
+    const backend = (await this.visitorAuth?.backendOf(auth.siteId, organizationId)) ?? null;
+    return { auth, integration: backend?.integration ?? null };
   }
 
   private async ensure(em: EntityManager, siteId: string): Promise<SitePublishingAuth> {

@@ -19,6 +19,8 @@ export interface SiteSnapshot {
   siteSpaces: SnapshotSiteSpace[];
   /** The publishing-auth key, decrypted (null: none configured). */
   privateKey: string | null;
+  /** Who signs visitor JWTs: the site's own backend with `privateKey`, or its visitor-auth integration (`SITE_VISITOR_AUTH`). */
+  backend: 'custom' | 'integration';
   fallbackUrl: string | null;
   /** Whether the share key asked about is an active link of this site. */
   shareKeyOpens: boolean;

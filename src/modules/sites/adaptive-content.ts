@@ -1,5 +1,6 @@
 import Ajv, { ErrorObject } from 'ajv';
-import { evaluateExpression, expressionProblem } from '../../common/expressions/expression';
+import type jsep from 'jsep';
+import { evaluateExpression, expressionProblem, parseExpression } from '../../common/expressions/expression';
 
 /**
  * Adaptive content (section 2.12): the site's visitor schema, a JSON Schema draft-07 object of
@@ -151,4 +152,52 @@ export function conditionHolds(condition: string | null, claims: VisitorClaims):
   } catch {
     return false;
   }
+}
+const CLAIMS_ROOT = 'visitor.claims.';
+
+/** `a.b.c` for a chain of plain (non-computed) members over an identifier; null otherwise. */
+function memberPath(node: jsep.Expression): string | null {
+  if (node.type === 'Identifier') return (node as jsep.Identifier).name;
+  if (node.type !== 'MemberExpression') return null;
+  const member = node as jsep.MemberExpression;
+  if (member.computed || member.property.type !== 'Identifier') return null;
+  const object = memberPath(member.object);
+  return object === null ? null : `${object}.${(member.property as jsep.Identifier).name}`;
+}
+
+/**
+ * The claims `condition` reads, as paths below `visitor.claims` (`plan`, `unsigned.beta`); `['']`
+ * when it reads the claims object whole; `[]` when it reads none (or does not parse: it is then
+ * false for everyone, whatever the claims).
+ */
+export function conditionClaimPaths(condition: string): string[] {
+  const tree = parseExpression(condition);
+  if (tree === null) return [];
+  const paths = new Set<string>();
+  const visit = (node: jsep.Expression): void => {
+    if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+      const path = memberPath(node);
+      if (path === 'visitor.claims') paths.add('');
+      else if (path?.startsWith(CLAIMS_ROOT)) paths.add(path.slice(CLAIMS_ROOT.length));
+      else if (path === null && node.type === 'MemberExpression') visit((node as jsep.MemberExpression).object);
+      return;
+    }
+    for (const key of ['argument', 'left', 'right', 'test', 'consequent', 'alternate'] as const) {
+      const child = (node as unknown as Record<string, unknown>)[key];
+      if (child && typeof child === 'object') visit(child as jsep.Expression);
+    }
+  };
+  visit(tree);
+  return [...paths].sort();
+}
+
+/** The value at `path` (as `conditionClaimPaths` gives it) in `claims`; undefined when absent. */
+export function claimAt(claims: VisitorClaims, path: string): unknown {
+  if (path === '') return claims;
+  let value: unknown = claims;
+  for (const name of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
 }

@@ -25,7 +25,7 @@ export interface SiteJson {
   ads: { status: 'pending'; submittable: boolean };
   agentsContext: SiteAgentsContext;
   features: { id: string; plan: string; frozen: boolean }[];
-  urls: { location: string; app: string; preview: string; published?: string };
+  urls: { location: string; app: string; preview: string; published?: string; login?: string; logout?: string };
 }
 
 export interface SiteSpaceJson {
@@ -140,6 +140,11 @@ export function presentSite({ site, siteSpaces }: SiteRow, permissions: SitePerm
   const published = publishedUrl(site, config, undefined);
   if (published) json.urls.published = published;
   return json;
+}
+
+/** The site with where its visitors log in and out (`urls.login`, `urls.logout`: the published profile's, from the publishing auth). */
+export function withAuthUrls(json: SiteJson, auth: { login?: string; logout?: string }): SiteJson {
+  return { ...json, urls: { ...json.urls, ...(auth.login ? { login: auth.login } : {}), ...(auth.logout ? { logout: auth.logout } : {}) } };
 }
 
 export function presentSiteSpace(row: SiteSpaceRow, context: SiteContext): SiteSpaceJson {

@@ -32,6 +32,7 @@ import {
   ShareLinkJson,
   SiteJson,
   SiteStructureJson,
+  withAuthUrls,
 } from './site.presenter';
 import type { SiteRow, SiteView } from './site.read-model';
 import { SiteStructureService, StructureItemRow } from './site-structure.service';
@@ -164,7 +165,7 @@ export class SitesController {
     const context = { ...view, config: this.config };
     return {
       object: 'published-content-site',
-      site: this.present(caller, view.value.site),
+      site: withAuthUrls(this.present(caller, view.value.site), view.value.authUrls),
       structure: presentStructure(view.value.structure, context),
       customizations: view.value.customizations,
       scripts: view.value.scripts,

@@ -23,6 +23,7 @@ import { Site } from './site.entity';
 import type { SiteRow, SiteView, StructureRow } from './site.read-model';
 import { SitesRepository } from './sites.repository';
 import { SITE_SCRIPTS, type SiteScriptsSource } from './site-scripts.port';
+import { SITE_AUTH_URLS, type SiteAuthUrls, type SiteAuthUrlsSource } from './site-auth-urls.port';
 
 export interface AdaptiveSchemaRow {
   jsonSchema: JsonObject;
@@ -34,6 +35,8 @@ export interface PublishedRow {
   structure: StructureRow;
   customizations: { site: Record<string, unknown>; siteSpaces: Record<string, Record<string, unknown>> };
   scripts: { script: string; contentSecurityPolicy?: string; cookies: boolean }[];
+  /** Where visitors log in and out (`site.urls.login`, `urls.logout`), when the site's publishing auth says. */
+  authUrls: SiteAuthUrls;
 }
 
 /** Sites: creation, settings, publishing, the adaptive schema, share links and the published profile. */
@@ -47,6 +50,7 @@ export class SitesService {
     private readonly access: SpaceAccessService,
     private readonly spaces: SpacesService,
     @Optional() @Inject(SITE_SCRIPTS) private readonly siteScripts?: SiteScriptsSource,
+    @Optional() @Inject(SITE_AUTH_URLS) private readonly authUrls?: SiteAuthUrlsSource,
   ) {}
 
   list(caller: Membership, query: ListSitesQueryDto): Promise<Page<SiteRow>> {
@@ -301,6 +305,7 @@ export class SitesService {
           contentSecurityPolicy,
           cookies,
         })) ?? [],
+      authUrls: (await this.authUrls?.authUrlsOf(siteId, row.site.organizationId)) ?? {},
     };
     return this.structure.view(user, row.site, value, shown, shareKey);
   }

@@ -3,6 +3,7 @@ import { presentInstallation, presentTargetInstallation, SCRIPT_ENVIRONMENT } fr
 import type { IntegrationInstallation } from '../integration-installation.entity';
 import { presentIntegration } from '../integration.presenter';
 import type { EnvironmentSubjects } from './environment.read-model';
+import { installationSigningSecret, targetSigningSecret } from './signing-secrets';
 
 /**
  * The `environment` form field of a script call (`IntegrationEnvironment` of the public
@@ -11,6 +12,8 @@ import type { EnvironmentSubjects } from './environment.read-model';
  * The integration and the installations are the public `Integration`, `IntegrationInstallation`,
  * `IntegrationSpaceInstallation` / `IntegrationSiteInstallation` objects, shaped by the same presenters
  * as the API's answers (the integration's `permissions` are those of a caller with no role).
+ * `signingSecrets`: the integration's own, and one derived per installation and per space or site
+ * installation (`signing-secrets.ts`): a site installation's secret signs that site's visitor JWTs.
  */
 export function scriptEnvironment(
   config: AppConfig,
@@ -19,6 +22,8 @@ export function scriptEnvironment(
   tokens: { integration: string; installation?: string },
 ): Record<string, unknown> {
   const { integration, owner, installation, target } = subjects;
+  const signingSecrets: Record<string, string> = { integration: signingSecret };
+  if (installation) signingSecrets.installation = installationSigningSecret(signingSecret, installation.id);
   const environment: Record<string, unknown> = {
     apiEndpoint: config.publicUrl,
     apiTokens: tokens,
@@ -26,7 +31,7 @@ export function scriptEnvironment(
     integration: presentIntegration(integration, owner, new Map(), config),
     secrets: integration.secrets,
     signingSecret,
-    signingSecrets: { integration: signingSecret, ...(installation ? { installation: signingSecret } : {}) },
+    signingSecrets,
   };
   if (installation) {
     environment.installation = presentInstallation(integration, { installation, spaces: subjects.spaces ?? 0 }, config, SCRIPT_ENVIRONMENT);
@@ -48,7 +53,7 @@ export function scriptEnvironment(
       config,
       SCRIPT_ENVIRONMENT,
     );
-    (environment.signingSecrets as Record<string, string>)[`${target.kind}Installation`] = signingSecret;
+    signingSecrets[`${target.kind}Installation`] = targetSigningSecret(signingSecret, installation.id, target.kind, target.targetId);
   }
   return environment;
 }

@@ -5,6 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import { JobsService } from '../../../jobs/jobs.service';
 import { SpaceUnitOfWork } from '../../space-writes/space-unit-of-work';
 import { SiteWrites } from '../site-writes';
+import { siteCacheTag, spaceCacheTag } from './cache-tags';
 import { REVALIDATE_RENDERER } from './renderer-revalidation.job';
 
 /** The renderer's header: hex HMAC-SHA256 of the raw body under its GITBOOK_SECRET. */
@@ -40,12 +41,12 @@ export class RendererRevalidation implements OnModuleInit {
         `SELECT DISTINCT s.id FROM site_spaces ss JOIN sites s ON s.id = ss.site_id WHERE ss.space_id = $1 AND s.published ORDER BY s.id`,
         [spaceId],
       );
-      if (sites.length > 0) await this.queue([`space:${spaceId}`, ...sites.map((site) => `site:${site.id}`)], em);
+      if (sites.length > 0) await this.queue([spaceCacheTag(spaceId), ...sites.map((site) => siteCacheTag(site.id))], em);
     });
     this.siteWrites.onSiteWritten(async ({ siteId, wasPublished }, em) => {
       if (!this.config.renderer) return;
       const [row]: { published: boolean }[] = await em.query(`SELECT published FROM sites WHERE id = $1`, [siteId]);
-      if (wasPublished || row?.published) await this.queue([`site:${siteId}`], em);
+      if (wasPublished || row?.published) await this.queue([siteCacheTag(siteId)], em);
     });
   }
 
