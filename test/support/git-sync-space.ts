@@ -53,19 +53,57 @@ export function corpusSpace(): LayoutSpace {
       cover: { ref: { kind: 'file', file: 'file-2' }, yPos: 12 },
       layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, description: false, tableOfContents: true, outline: false, pagination: true },
     }),
-    layoutPage({ pageId: 'page-2', parentId: null, position: 1, title: 'Guide [draft]', slug: 'guide', markdown: '## Setup\n\nRead [intro](/pages/page-1).\n', emoji: '1f389' }),
+    layoutPage({
+      pageId: 'page-2',
+      parentId: null,
+      position: 1,
+      title: 'Guide [draft]',
+      slug: 'guide',
+      markdown: '## Setup\n\nRead [intro](/pages/page-1).\n',
+      emoji: '1f389',
+    }),
     layoutPage({ pageId: 'group-1', parentId: null, position: 2, kind: 'group', title: 'Reference', slug: 'reference' }),
-    layoutPage({ pageId: 'link-1', parentId: 'group-1', position: 0, kind: 'link', title: 'Website', linkTarget: { kind: 'url', url: 'https://example.com/a b' } }),
+    layoutPage({
+      pageId: 'link-1',
+      parentId: 'group-1',
+      position: 0,
+      kind: 'link',
+      title: 'Website',
+      linkTarget: { kind: 'url', url: 'https://example.com/a b' },
+    }),
     layoutPage({ pageId: 'link-2', parentId: 'group-1', position: 1, kind: 'link', title: 'Back to the guide', linkTarget: { kind: 'page', page: 'page-2' } }),
   ];
   corpusBodies().forEach(([name, markdown], index) => {
     pages.push(layoutPage({ pageId: `corpus-${name}`, parentId: 'group-1', position: index + 2, title: `Block ${name}`, slug: name, markdown }));
   });
   pages.push(
-    layoutPage({ pageId: 'child-1', parentId: 'corpus-tabs', position: 0, title: 'Nested', slug: 'nested', markdown: 'Up to [tabs](/pages/corpus-tabs).\n', hidden: true, noIndex: true }),
-    layoutPage({ pageId: 'child-2', parentId: 'child-1', position: 0, title: 'Deeper', slug: 'deeper', markdown: '', noRobotsIndex: true, variables: { tier: 'gold', n: 3 } }),
+    layoutPage({
+      pageId: 'child-1',
+      parentId: 'corpus-tabs',
+      position: 0,
+      title: 'Nested',
+      slug: 'nested',
+      markdown: 'Up to [tabs](/pages/corpus-tabs).\n',
+      hidden: true,
+      noIndex: true,
+    }),
+    layoutPage({
+      pageId: 'child-2',
+      parentId: 'child-1',
+      position: 0,
+      title: 'Deeper',
+      slug: 'deeper',
+      markdown: '',
+      noRobotsIndex: true,
+      variables: { tier: 'gold', n: 3 },
+    }),
   );
-  const file = (fileId: string, name: string, data: Buffer = Buffer.from(`bytes of ${fileId}`), contentType = 'image/png') => ({ fileId, name, contentType, data });
+  const file = (fileId: string, name: string, data: Buffer = Buffer.from(`bytes of ${fileId}`), contentType = 'image/png') => ({
+    fileId,
+    name,
+    contentType,
+    data,
+  });
   return {
     pages,
     files: [

@@ -14,7 +14,10 @@ function comparable(space: LayoutSpace) {
   return {
     pages: sort(space.pages, (page) => page.pageId).map(({ markdown, ...page }) => ({ ...page, document: withoutKeys(markdownToDocument(markdown)) })),
     files: sort(space.files, (file) => file.fileId).map((file) => ({ ...file, data: file.data.toString('base64') })),
-    reusableContents: sort(space.reusableContents, (item) => item.reusableContentId).map(({ markdown, ...item }) => ({ ...item, document: withoutKeys(markdownToDocument(markdown)) })),
+    reusableContents: sort(space.reusableContents, (item) => item.reusableContentId).map(({ markdown, ...item }) => ({
+      ...item,
+      document: withoutKeys(markdownToDocument(markdown)),
+    })),
     variables: space.variables,
   };
 }
@@ -23,10 +26,16 @@ describe('Git Sync layout', () => {
   it('writes GitBook’s layout: SUMMARY.md, README.md, one file per page, assets and includes', async () => {
     const files = await exportLayout(corpusSpace());
     const text = (path: string) => files.get(path)?.toString('utf8');
-    expect(text('SUMMARY.md')).toContain('* [Introduction](README.md)\n* [Guide \\[draft\\]](guide.md)\n\n## Reference <a href="#reference" id="reference"></a>');
+    expect(text('SUMMARY.md')).toContain(
+      '* [Introduction](README.md)\n* [Guide \\[draft\\]](guide.md)\n\n## Reference <a href="#reference" id="reference"></a>',
+    );
     expect(text('SUMMARY.md')).toContain('* [Website](<https://example.com/a b>)');
-    expect(text('SUMMARY.md')).toContain('* [Block tabs](reference/tabs/README.md)\n  * [Nested](reference/tabs/nested/README.md)\n    * [Deeper](reference/tabs/nested/deeper.md)');
-    expect(text('README.md')).toMatch(/^---\ndescription: Where it starts\nicon: rocket\ncover: .gitbook\/assets\/cover image.png\ncoverY: 12\nlayout:\n  width: wide\n/);
+    expect(text('SUMMARY.md')).toContain(
+      '* [Block tabs](reference/tabs/README.md)\n  * [Nested](reference/tabs/nested/README.md)\n    * [Deeper](reference/tabs/nested/deeper.md)',
+    );
+    expect(text('README.md')).toMatch(
+      /^---\ndescription: Where it starts\nicon: rocket\ncover: .gitbook\/assets\/cover image.png\ncoverY: 12\nlayout:\n {2}width: wide\n/,
+    );
     expect(text('README.md')).toContain('# Introduction\n\nWelcome. See [the guide](guide.md#setup) and ![logo](.gitbook/assets/logo.png).');
     expect(text('reference/images.md')).toContain('<figure><img src="../.gitbook/assets/logo.png" alt="A diagram"></figure>');
     expect(text('reference/include-if-expression.md')).toContain('{% include "../.gitbook/includes/intro-snippet.md" %}');
@@ -66,7 +75,10 @@ describe('Git Sync layout', () => {
       ['.gitbook.yaml', Buffer.from('root: ./docs/\nstructure:\n  readme: intro.md\n  summary: toc.md\n')],
       ['docs/toc.md', Buffer.from('# Summary\n\n* [Start](intro.md)\n* [Guide](guide/README.md)\n  * [Step](guide/step.md)\n')],
       ['docs/intro.md', Buffer.from('# Start here\n\nGo to [step](guide/step.md).\n')],
-      ['docs/guide/README.md', Buffer.from('---\ndescription: All of it\n---\n# Guide\n\n<figure><img src="../.gitbook/assets/a.png" alt=""><figcaption></figcaption></figure>\n')],
+      [
+        'docs/guide/README.md',
+        Buffer.from('---\ndescription: All of it\n---\n# Guide\n\n<figure><img src="../.gitbook/assets/a.png" alt=""><figcaption></figcaption></figure>\n'),
+      ],
       ['docs/guide/step.md', Buffer.from('Plain body, no title.\n')],
       ['docs/.gitbook/assets/a.png', Buffer.from('png')],
     ]);

@@ -1,5 +1,7 @@
 import { posix } from 'node:path';
-import type { DocFragment, DocNode, JsonDocument } from '../document';
+import { trimChar } from '../../../common/text/trim';
+import type { DocNode, JsonDocument } from '../document';
+import type { DocFragment } from '../document/document.types';
 import type { PageCover, PageKind, PageLayout } from '../revision-page.entity';
 
 /**
@@ -128,10 +130,8 @@ function includeName(title: string): string {
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80);
-  return slug || 'reusable-content';
+    .replace(/[^a-z0-9]+/g, '-');
+  return trimChar(slug.slice(0, 80), '-') || 'reusable-content';
 }
 
 /** `name`, else `name (1)`, `name (2)`… before the extension: the first not taken, case-insensitively (checkouts on macOS). */

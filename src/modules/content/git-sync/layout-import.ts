@@ -79,7 +79,10 @@ export async function importLayout(repository: Map<string, Buffer>, previous: La
       }
     }
     const match = previous.pages.find((page) => page.kind === entry.kind && page.title === entry.title && !taken.has(page.pageId));
-    pageIds.set(entry, idFor(entry.kind === 'group' ? previous.pages.find((page) => page.kind === 'group' && page.slug === entry.slug)?.pageId : match?.pageId));
+    pageIds.set(
+      entry,
+      idFor(entry.kind === 'group' ? previous.pages.find((page) => page.kind === 'group' && page.slug === entry.slug)?.pageId : match?.pageId),
+    );
   });
   const fileIdOf = new Map<string, string>();
   const includeIdOf = new Map<string, string>();
@@ -147,7 +150,8 @@ function withinRoot(repository: Map<string, Buffer>): RepositoryFiles {
     if (!root) files.set(path, data);
     else if (path.startsWith(`${root}/`)) files.set(path.slice(root.length + 1), data);
   }
-  const named = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? posix.normalize(value.trim()).replace(/^\.\//, '') : fallback);
+  const named = (value: unknown, fallback: string) =>
+    typeof value === 'string' && value.trim() ? posix.normalize(value.trim()).replace(/^\.\//, '') : fallback;
   files.config = { summary: named(config?.structure?.summary, SUMMARY), readme: named(config?.structure?.readme, README) };
   return files;
 }
@@ -166,9 +170,9 @@ export function parseSummary(text: string, summaryPath = SUMMARY): Entry[] {
   let list = top;
   const stack: Entry[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const group = /^##\s+(.*?)(?:\s*<a href="#([^"]*)" id="[^"]*"><\/a>)?\s*$/.exec(line);
+    const group = groupHeading(line);
     if (group) {
-      const entry: Entry = { kind: 'group', title: group[1], depth: -1, slug: group[2] || undefined, children: [] };
+      const entry: Entry = { kind: 'group', title: group.title, depth: -1, slug: group.slug, children: [] };
       top.push(entry);
       list = entry.children;
       stack.length = 0;
@@ -189,6 +193,20 @@ export function parseSummary(text: string, summaryPath = SUMMARY): Entry[] {
     if (entry.kind === 'document') stack.push(entry);
   }
   return top;
+}
+
+/** `## Title <a href="#slug" id="slug"></a>` (the anchor as GitBook writes it, optional). */
+function groupHeading(line: string): { title: string; slug?: string } | null {
+  if (!line.startsWith('## ')) return null;
+  let title = line.slice(3).trim();
+  let slug: string | undefined;
+  const anchor = title.lastIndexOf('<a href="#');
+  if (anchor >= 0 && title.endsWith('</a>')) {
+    const value = title.slice(anchor + '<a href="#'.length);
+    slug = value.slice(0, value.indexOf('"')) || undefined;
+    title = title.slice(0, anchor).trim();
+  }
+  return { title, slug };
 }
 
 /** `href`, `<href with spaces>` and an optional `"title"` after it. */
@@ -347,7 +365,7 @@ function rewriteBody(
 ): string {
   if (!markdown.trim()) return '';
   const document = markdownToDocument(markdown);
-  eachRef(document, (ref, node) => {
+  eachRef(document, (ref, node): Record<string, string> | undefined => {
     if (ref.kind === 'reusable-content') {
       const id = ids.includeIdByName.get(ref.reusableContent);
       return id ? { ...ref, reusableContent: id } : undefined;
