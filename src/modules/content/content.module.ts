@@ -49,7 +49,16 @@ import { GitSyncService } from './git-sync/git-sync.service';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController, EmbedsController, GitSyncController],
+  controllers: [
+    ContentController,
+    RevisionsController,
+    LinksController,
+    SearchController,
+    ImportController,
+    ReaderFilesController,
+    EmbedsController,
+    GitSyncController,
+  ],
   providers: [
     ContentRepository,
     ContentService,
