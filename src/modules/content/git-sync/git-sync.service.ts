@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { imageSize } from 'image-size';
 import { DataSource, EntityManager } from 'typeorm';
+import { DomainError } from '../../../common/errors/domain-error';
 import { newId } from '../../../common/ids';
 import { AppConfig } from '../../../config/app-config';
 import { JobsService } from '../../../jobs/jobs.service';
@@ -87,7 +88,8 @@ export class GitSyncService implements OnModuleInit {
       const count = payload.direction === 'export' ? await this.export(user, payload) : await this.import(user, payload);
       this.logger.log(`space ${payload.spaceId}: ${payload.direction} of ${count} pages (${payload.ref}) in ${Date.now() - started} ms`);
     } catch (error) {
-      if (!(error instanceof GitRepositoryError || error instanceof LayoutError)) throw error;
+      // What a retry cannot change (an unreadable repository or layout, a refused or invalid write) ends the job.
+      if (!(error instanceof GitRepositoryError || error instanceof LayoutError || error instanceof DomainError)) throw error;
       this.logger.warn(`space ${payload.spaceId}: ${payload.direction} (${payload.ref}) failed: ${error.message}`);
     }
   }

@@ -53,8 +53,12 @@ export function refsFrom(from: string, paths: LayoutPaths): MarkdownRefs {
   };
 }
 
+/** Stored bodies say their refs as `/pages/…`, `/files/…` and `.gitbook/includes/…`: a body without any is written as stored. */
+const HAS_REFS = /\/pages\/|\/files\/|\.gitbook\/includes\//;
+
 function body(markdown: string, path: string, paths: LayoutPaths): string {
   if (!markdown) return '';
+  if (!HAS_REFS.test(markdown)) return markdown.endsWith('\n') ? markdown : `${markdown}\n`;
   return documentToMarkdown(markdownToDocument(markdown), { refs: refsFrom(path, paths) });
 }
 
