@@ -68,6 +68,12 @@ export async function importLayout(repository: Map<string, Buffer>, previous: La
   const pageIds = new Map<Entry, string>();
   const idOfPath = new Map<string, string>();
   const walk = (list: Entry[], visit: (entry: Entry) => void) => list.forEach((entry) => (visit(entry), walk(entry.children, visit)));
+  // Links keep their id by title, groups by slug.
+  const previousByKey = new Map<string, string>();
+  for (const page of previous.pages) {
+    const key = page.kind === 'group' ? `group\0${page.slug}` : page.kind === 'link' ? `link\0${page.title}` : undefined;
+    if (key && !previousByKey.has(key)) previousByKey.set(key, page.pageId);
+  }
   walk(entries, (entry) => {
     if (entry.kind === 'document') {
       if (idOfPath.has(entry.path as string)) entry.kind = 'link';
@@ -78,11 +84,7 @@ export async function importLayout(repository: Map<string, Buffer>, previous: La
         return;
       }
     }
-    const match = previous.pages.find((page) => page.kind === entry.kind && page.title === entry.title && !taken.has(page.pageId));
-    pageIds.set(
-      entry,
-      idFor(entry.kind === 'group' ? previous.pages.find((page) => page.kind === 'group' && page.slug === entry.slug)?.pageId : match?.pageId),
-    );
+    pageIds.set(entry, idFor(previousByKey.get(entry.kind === 'group' ? `group\0${entry.slug}` : `link\0${entry.title}`)));
   });
   const fileIdOf = new Map<string, string>();
   const includeIdOf = new Map<string, string>();
@@ -364,6 +366,8 @@ function rewriteBody(
   ids: { idOfPath: Map<string, string>; fileIdOf: Map<string, string>; includeIdByName: Map<string, string> },
 ): string {
   if (!markdown.trim()) return '';
+  // Without a link, an image, a tag with a source or a reference definition, there is nothing to rewrite.
+  if (!MAY_HAVE_REFS.test(markdown)) return markdown;
   const document = markdownToDocument(markdown);
   eachRef(document, (ref, node): Record<string, string> | undefined => {
     if (ref.kind === 'reusable-content') {
@@ -384,6 +388,8 @@ function rewriteBody(
   });
   return documentToMarkdown(document);
 }
+
+const MAY_HAVE_REFS = /\]\(|\]:|src=|href=|url=|\{%-?\s*include|</;
 
 function invert(map: Map<string, string>): Map<string, string> {
   return new Map([...map].map(([id, path]) => [path, id]));
