@@ -95,6 +95,15 @@ describe('Git Sync layout', () => {
     expect(imported.files[0]).toMatchObject({ name: 'a.png', contentType: 'image/png' });
   });
 
+  it('writes and reads a body without refs as it is', async () => {
+    const space = corpusSpace();
+    const hint = space.pages.find((page) => page.pageId === 'corpus-hint')!;
+    const files = await exportLayout(space);
+    expect(files.get('reference/hint.md')!.toString()).toBe(`# Block hint\n\n${hint.markdown}`);
+    const imported = await importLayout(files, space, newId);
+    expect(imported.pages.find((page) => page.pageId === 'corpus-hint')!.markdown).toBe(hint.markdown);
+  });
+
   it('refuses a repository without a summary, or with broken front matter', async () => {
     const empty = { pages: [], files: [], reusableContents: [], variables: {} };
     await expect(importLayout(new Map([['README.md', Buffer.from('# Hi')]]), empty, newId)).rejects.toThrow(LayoutError);

@@ -263,10 +263,10 @@ function pageSource(text: string, path: string, titled = true): { matter: Record
       rest = rest.slice(fence[0].length - 1 + end.index + end[0].length);
     }
   }
-  rest = rest.replace(/^(?:[ \t]*\r?\n)+/, '');
+  rest = rest.replace(BLANK_LINES, '');
   if (titled) {
     const heading = /^# (.*)(?:\r?\n|$)/.exec(rest);
-    if (heading) return { matter, title: heading[1].trim(), body: rest.slice(heading[0].length) };
+    if (heading) return { matter, title: heading[1].trim(), body: rest.slice(heading[0].length).replace(BLANK_LINES, '') };
   }
   return { matter, body: rest };
 }
@@ -389,6 +389,7 @@ function rewriteBody(
   return documentToMarkdown(document);
 }
 
+const BLANK_LINES = /^(?:[ \t]*\r?\n)+/;
 const MAY_HAVE_REFS = /\]\(|\]:|src=|href=|url=|\{%-?\s*include|</;
 
 function invert(map: Map<string, string>): Map<string, string> {
