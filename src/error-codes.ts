@@ -145,6 +145,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.file_url_invalid': 403,
   'content.file_url_expired': 403,
   'content.text_time_limit': 422,
+  'content.git_bad_repository': 400,
   'comment.not_found': 404,
   'comment.reply_not_found': 404,
   'comment.edit_forbidden': 403,

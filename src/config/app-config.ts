@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, EnvironmentVariables, LogLevel, validateEnvironment } from './env.schema';
 
 /** Typed, validated configuration; the one object the rest of the code reads settings from. */
@@ -9,6 +9,8 @@ export class AppConfig {
   readonly databaseUrl?: string;
   readonly databasePoolSize: number;
   readonly dataDir: string;
+  /** GIT_SYNC_ROOT, absolute: the only directory Git Sync reads or writes repositories in. */
+  readonly gitSyncRoot: string;
   /** Base of every `urls.location` (the API as clients reach it), without a trailing slash. */
   readonly publicUrl: string;
   /**
@@ -69,6 +71,7 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
     this.dataDir = resolve(env.DATA_DIR);
+    this.gitSyncRoot = resolve(env.GIT_SYNC_ROOT ?? join(this.dataDir, 'git'));
     this.publicUrl = trimSlash(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
     this.appUrl = env.APP_URL ? trimSlash(env.APP_URL) : undefined;
     this.logLevel = env.LOG_LEVEL;

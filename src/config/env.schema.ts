@@ -47,6 +47,12 @@ export class EnvironmentVariables {
   @Length(1, 4096)
   DATA_DIR: string = './data';
 
+  /** Git Sync (`/git/export`, `/git/import`) reads and writes repositories under this directory only (default `<DATA_DIR>/git`). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 4096)
+  GIT_SYNC_ROOT?: string;
+
   @IsOptional()
   @IsUrl(urlOptions)
   PUBLIC_URL?: string;

@@ -73,6 +73,8 @@ describe('access matrix (generated from the route declarations)', () => {
     moveSpace: { parent: collection.id },
     transferSpace: { organization: outsiderOrg.id },
     importContentInSpace: { url: 'http://127.0.0.1:9/' },
+    exportToGitRepository: { url: '/nowhere/refused', ref: 'refs/heads/main', commitMessage: 'Refused' },
+    importGitRepository: { url: '/nowhere/refused', ref: 'refs/heads/main' },
     inviteToSpace: { users: [(members.get('read') as Actor).user.id], role: 'admin' },
     inviteToCollection: { users: [(members.get('read') as Actor).user.id], role: 'admin' },
     updateUserPermissionInSpace: { role: 'admin' },

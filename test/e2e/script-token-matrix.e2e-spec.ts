@@ -60,6 +60,8 @@ function requiredScopes(operationId: string): { anyOf: IntegrationScope[] | null
   if (oauth === 'space:read' && path.startsWith('/orgs/')) return { anyOf: SPACE_METADATA, allSpaces: true };
   if (oauth === 'space:read' && /\/(content|revisions)/.test(path)) return { anyOf: SPACE_CONTENT };
   if (oauth === 'space:read') return { anyOf: [...SPACE_METADATA, ...SPACE_CONTENT] };
+  // Git Sync writes content: the public list names `space:write`, integrations grant `space:git:sync`.
+  if (oauth === 'space:write' && path.includes('/git/')) return { anyOf: ['space:git:sync'] };
   // The site operations a script may call are the adaptive schema's.
   if (oauth === 'site:read' && path.includes('/adaptive-schema')) return { anyOf: ['site:adaptive:read', 'site:adaptive:write'] };
   if (oauth === 'site:write' && path.includes('/adaptive-schema')) return { anyOf: ['site:adaptive:write'] };

@@ -14,7 +14,8 @@ export type ContentErrorCode =
   | 'content.import_bad_url'
   | 'content.file_url_invalid'
   | 'content.file_url_expired'
-  | 'content.text_time_limit';
+  | 'content.text_time_limit'
+  | 'content.git_bad_repository';
 
 /** The error to throw for a broken rule of the content module: `throw contentError('content.page_not_found', message)`. */
 export const contentError = (code: ContentErrorCode, message: string) => new DomainError(code, message);

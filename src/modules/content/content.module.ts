@@ -37,6 +37,9 @@ import { FileUrlSigner } from './reader-files/file-url-signer';
 import { ReaderFilesController } from './reader-files/reader-files.controller';
 import { ReaderFilesRepository } from './reader-files/reader-files.repository';
 import { ReaderFilesService } from './reader-files/reader-files.service';
+import { GitSyncController } from './git-sync/git-sync.controller';
+import { GitSyncRepository } from './git-sync/git-sync.repository';
+import { GitSyncService } from './git-sync/git-sync.service';
 
 /** Space content: revisions and their pages and files, website import, search, links. */
 @Module({
@@ -47,7 +50,16 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController, EmbedsController],
+  controllers: [
+    ContentController,
+    RevisionsController,
+    LinksController,
+    SearchController,
+    ImportController,
+    ReaderFilesController,
+    EmbedsController,
+    GitSyncController,
+  ],
   providers: [
     ContentRepository,
     ContentService,
@@ -67,6 +79,8 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     EmbedsRepository,
     EmbedsService,
     PurgeEmbedCacheJob,
+    GitSyncRepository,
+    GitSyncService,
   ],
   exports: [
     RevisionLifecycleService,

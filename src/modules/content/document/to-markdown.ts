@@ -1,4 +1,4 @@
-import { fileRef, pageRef } from '../markdown/markdown';
+import { fileRef as storedFileRef, pageRef as storedPageRef } from '../markdown/markdown';
 import { encodeAttr } from './dialect-scan';
 import { DocChild, DocFragment, DocLeaf, DocMark, DocNode, DocText, JsonDocument, NodeData } from './document.types';
 import { textOf } from './to-document';
@@ -9,10 +9,32 @@ import { textOf } from './to-document';
  * integration, a table with other than text columns, a paragraph with an alignment…) is written as
  * its JSON: `{% document-node %}` around a fenced `json` block, or `<span data-gb-node="…">` inline.
  */
-export function documentToMarkdown(document: Pick<JsonDocument, 'nodes'>): string {
-  const body = blocks(document.nodes ?? []);
-  return body ? `${body}\n` : '';
+export function documentToMarkdown(document: Pick<JsonDocument, 'nodes'>, options: { refs?: MarkdownRefs } = {}): string {
+  refs = options.refs ?? STORED_REFS;
+  try {
+    const body = blocks(document.nodes ?? []);
+    return body ? `${body}\n` : '';
+  } finally {
+    refs = STORED_REFS;
+  }
 }
+
+/**
+ * How refs to the space's own pages, files and reusable contents are written. Stored bodies say
+ * `/pages/ID`, `/files/ID` and `.gitbook/includes/ID.md`; an export (Git Sync layout) writes paths
+ * relative to the file instead. Ids stay `[\w-]+` either way: only the written form changes.
+ */
+export interface MarkdownRefs {
+  page(pageId: string, anchor?: string): string;
+  file(fileId: string): string;
+  include(reusableContentId: string): string;
+}
+
+const STORED_REFS: MarkdownRefs = { page: storedPageRef, file: storedFileRef, include: (id) => `.gitbook/includes/${id}.md` };
+// The writer is synchronous and not re-entrant, so the refs of the call under way can live here.
+let refs = STORED_REFS;
+const pageRef = (pageId: string, anchor?: string) => refs.page(pageId, anchor);
+const fileRef = (fileId: string) => refs.file(fileId);
 
 type Data = NodeData;
 
@@ -171,7 +193,7 @@ function dialectBlock(node: DocNode, alternate: boolean): string | undefined {
     case 'reusable-content': {
       const id = data.ref?.reusableContent;
       if (data.ref?.space || typeof id !== 'string' || !id || !safeName(id)) return undefined;
-      return `{% include ".gitbook/includes/${id}.md" %}`;
+      return `{% include "${refs.include(id)}" %}`;
     }
     case 'swagger': {
       const src = sourceOf(data.ref);
