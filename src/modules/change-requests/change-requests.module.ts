@@ -19,6 +19,8 @@ import { ChangeRequestPdfRender } from './pdf/change-request-pdf-render.entity';
 import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
 import { PdfRendersRepository } from './pdf/pdf-renders.repository';
 import { PdfRenderJobs } from './pdf/render-pdf.job';
+import { ChangeRequestChangesController, RevisionChangesController } from './changes/changes.controller';
+import { ChangeRequestChangesService } from './changes/changes.service';
 import { ChangeRequestRequestedReviewer, ChangeRequestReview, SpaceMergeRules } from './reviews/review.entity';
 import { MergeRulesController, ReviewsController } from './reviews/reviews.controller';
 import { ReviewsRepository } from './reviews/reviews.repository';
@@ -41,7 +43,14 @@ import { ReviewsService } from './reviews/reviews.service';
     UsersModule,
     OutboundModule,
   ],
-  controllers: [ChangeRequestsController, ChangeRequestContentController, ReviewsController, MergeRulesController],
+  controllers: [
+    ChangeRequestsController,
+    ChangeRequestContentController,
+    ReviewsController,
+    MergeRulesController,
+    ChangeRequestChangesController,
+    RevisionChangesController,
+  ],
   providers: [
     ChangeRequestsRepository,
     ChangeRequestsService,
@@ -54,6 +63,7 @@ import { ReviewsService } from './reviews/reviews.service';
     PdfRenderJobs,
     ReviewsRepository,
     ReviewsService,
+    ChangeRequestChangesService,
   ],
   exports: [TypeOrmModule, ChangeRequestsService],
 })

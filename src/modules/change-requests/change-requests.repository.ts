@@ -28,6 +28,11 @@ export class ChangeRequestsRepository {
     return qb.getOne();
   }
 
+  /** The change request whose merge produced `revisionId`. */
+  mergedInto(spaceId: string, revisionId: string): Promise<ChangeRequest | null> {
+    return this.dataSource.manager.findOneBy(ChangeRequest, { spaceId, revisionMerged: revisionId });
+  }
+
   async insert(changeRequest: Omit<ChangeRequest, 'createdAt' | 'updatedAt' | 'openComments'>, manager: EntityManager): Promise<ChangeRequest> {
     await manager.insert(ChangeRequest, changeRequest);
     return manager.findOneByOrFail(ChangeRequest, { id: changeRequest.id });

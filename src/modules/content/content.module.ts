@@ -1,3 +1,5 @@
+import { SemanticChangesRepository } from './semantic/semantic-changes.repository';
+import { SemanticChangesService } from './semantic/semantic-changes.service';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
@@ -65,6 +67,8 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     EmbedsRepository,
     EmbedsService,
     PurgeEmbedCacheJob,
+    SemanticChangesRepository,
+    SemanticChangesService,
   ],
   exports: [
     RevisionLifecycleService,
@@ -75,6 +79,7 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     LinksService,
     WebsiteImportService,
     SearchIndexRepository,
+    SemanticChangesService,
   ],
 })
 export class ContentModule {}
