@@ -17,9 +17,9 @@ type Stored = (typeof STORED)[keyof typeof STORED];
 /**
  * Reads what differs between two revisions of a space, from their stored rows. Two revisions that
  * are a full revision and layers over it (or layers over one full revision) can only differ in the
- * layers' own rows (`revision_*_rows` under the layers' ids, tombstones included), so only those keys
- * are read, by primary key: the cost follows the change, not the space (as the merge's diff,
- * `ChangeRequestsRepository.changedPages`). Otherwise (a compaction between them, or no parent)
+ * layers' own rows (`revision_*_rows` under the layers' ids, tombstones included), and of two layers
+ * only in the keys whose own rows differ between them; only those keys are read, by primary key: the
+ * cost follows the change (and the layers), not the space. Otherwise (a compaction between them, or no parent)
  * the two are compared whole in SQL.
  */
 @Injectable()
@@ -64,8 +64,24 @@ export class SemanticChangesRepository {
     let keys: string[];
     if (layers !== null) {
       if (layers.length === 0) return [];
-      const rows: { key: string }[] = await em.query(`SELECT DISTINCT ${stored.key} AS key FROM ${stored.rows} WHERE revision_id = ANY($1::text[])`, [layers]);
-      keys = rows.map((row) => row.key);
+      if (layers.length === 2 && before !== null) {
+        // Two layers over one base: a layer carries the rows of the layer it was written over, so a
+        // change request's head repeats its base's layer. Keys whose own rows are the same in both
+        // (tombstones included) are the same in both revisions; only the rest are read.
+        const side = (param: string) => `SELECT ${stored.compared}, deleted FROM ${stored.rows} WHERE revision_id = ${param}`;
+        const rows: { key: string }[] = await em.query(
+          `WITH b AS (${side('$1')}), a AS (${side('$2')})
+           SELECT coalesce(b.${stored.key}, a.${stored.key}) AS key FROM b FULL JOIN a ON a.${stored.key} = b.${stored.key}
+            WHERE b IS DISTINCT FROM a`,
+          [before, after],
+        );
+        keys = rows.map((row) => row.key);
+      } else {
+        const rows: { key: string }[] = await em.query(`SELECT DISTINCT ${stored.key} AS key FROM ${stored.rows} WHERE revision_id = ANY($1::text[])`, [
+          layers,
+        ]);
+        keys = rows.map((row) => row.key);
+      }
     } else {
       const side = (param: string) => `SELECT ${stored.compared} FROM ${stored.view} WHERE revision_id = ${param}`;
       const rows: { key: string }[] = await em.query(
@@ -77,18 +93,18 @@ export class SemanticChangesRepository {
       keys = rows.map((row) => row.key);
     }
     if (keys.length === 0) return [];
-    const rows: Record<string, unknown>[] = await em.query(
-      `SELECT revision_id, ${stored.columns} FROM ${stored.view} WHERE revision_id = ANY($1::text[]) AND ${stored.key} = ANY($2::text[])`,
-      [before === null ? [after] : [before, after], keys],
-    );
+    // One query per revision: `revision_id = $1` is the condition the layered views resolve by index in both branches.
+    const read = async (revisionId: string): Promise<Record<string, unknown>[]> =>
+      em.query(`SELECT ${stored.columns} FROM ${stored.view} WHERE revision_id = $1 AND ${stored.key} = ANY($2::text[])`, [revisionId, keys]);
     const versions = new Map<string, Versions<Record<string, unknown>>>();
-    for (const row of rows) {
-      const key = row[stored.key] as string;
-      const entry = versions.get(key) ?? {};
-      if (row.revision_id === after) entry.after = row;
-      else entry.before = row;
-      versions.set(key, entry);
-    }
+    const place = (rows: Record<string, unknown>[], side: 'before' | 'after') => {
+      for (const row of rows) {
+        const key = row[stored.key] as string;
+        versions.set(key, { ...versions.get(key), [side]: row });
+      }
+    };
+    if (before !== null) place(await read(before), 'before');
+    place(await read(after), 'after');
     return [...versions.values()];
   }
 }
