@@ -30,6 +30,7 @@ import { PublishedGeneration1800000150001 } from './1800000150001-published-gene
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
 import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
 import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-processing-errors';
+import { ChangeRequestReviews1800000240000 } from './1800000240000-change-request-reviews';
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
 
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   EmbedCache1800000160000,
   SiteRedirects1800000170000,
   OpenApiProcessingErrors1800000230000,
+  ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,
   OrganizationDefaultSite1800000290000,
 ];

@@ -194,4 +194,8 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'change_request.file_fetch_failed': 400,
   'change_request.pdf_page_required': 400,
   'change_request.pdf_failed': 422,
+  'change_request.own_review': 403,
+  'change_request.review_not_found': 404,
+  'change_request.invalid_reviewers': 400,
+  'change_request.merge_rule': 409,
 };

@@ -107,6 +107,8 @@ describe('site-token matrix (every route, generated from the x-quire-site declar
           'getLatestOpenAPISpecVersionContent',
           'renderIntegrationUIWithPost',
           'getChangeRequestById',
+          'getChangeRequestChanges',
+          'getRevisionSemanticChanges',
         ].map((id) => [id, byOperation.get(id)]),
       ),
     ).toEqual({
@@ -116,6 +118,8 @@ describe('site-token matrix (every route, generated from the x-quire-site declar
       getLatestOpenAPISpecVersionContent: 'site',
       renderIntegrationUIWithPost: 'unscoped',
       getChangeRequestById: 'content',
+      getChangeRequestChanges: 'content',
+      getRevisionSemanticChanges: 'content',
     });
   });
 
@@ -186,6 +190,13 @@ describe('site-token matrix (every route, generated from the x-quire-site declar
       ['preview', preview, `${space}/change-requests/${cr.id}`, 200],
       ['preview', preview, `${space}/revisions/${cr.revision}`, 200],
       ['preview', preview, `${space}/revisions/${live}`, 200],
+      // What the change request changes, for the preview's renderer; its reviews stay out of reach.
+      ['preview', preview, `${space}/change-requests/${cr.id}/changes`, 200],
+      ['preview', preview, `${space}/revisions/${cr.revision}/changes`, 200],
+      ['preview', preview, `${space}/change-requests/${cr.id}/reviews`, 403],
+      ['preview', preview, `${space}/change-requests/${other.id}/changes`, 404],
+      ['preview', preview, `${space}/revisions/${other.revision}/changes`, 404],
+      ['plain', token, `${space}/change-requests/${cr.id}/changes`, 404],
       ['preview', preview, `${space}/change-requests/${other.id}`, 404],
       ['preview', preview, `${space}/revisions/${other.revision}`, 404],
       // Another space the site shows: live content only, never the change request.
@@ -197,12 +208,13 @@ describe('site-token matrix (every route, generated from the x-quire-site declar
     for (const [name, bearer, path, status] of rows) {
       const res = await read(path, bearer);
       expect({ name, path, status: res.status }).toEqual({ name, path, status });
-      if (status === 404) expectErrorEnvelope(res, 404);
+      if (status !== 200) expectErrorEnvelope(res, status);
     }
     // Archived: the preview token reads nothing of it any more.
     await t.dataSource.query(`UPDATE change_requests SET status = 'archived' WHERE id = $1`, [cr.id]);
     expectErrorEnvelope(await read(`${space}/change-requests/${cr.id}`, preview), 404);
     expectErrorEnvelope(await read(`${space}/revisions/${cr.revision}`, preview), 404);
+    expectErrorEnvelope(await read(`${space}/change-requests/${cr.id}/changes`, preview), 404);
     await read(`${space}/revisions/${live}`, preview).expect(200);
   });
 });

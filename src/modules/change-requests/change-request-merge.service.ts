@@ -11,6 +11,8 @@ import { CHANGE_REQUEST_POLICY, counterDelta } from './change-request.policy';
 import type { MergeOutcome } from './change-request.read-model';
 import { ChangeRequestsRepository } from './change-requests.repository';
 import { mergeChangedPages } from './merge/partial-merge';
+import { mergeRefusal } from './reviews/merge-rules';
+import { ReviewsRepository } from './reviews/reviews.repository';
 import { bodiesToMerge, describeConflicts } from './merge/three-way-merge';
 
 /**
@@ -27,6 +29,7 @@ export class ChangeRequestMergeService {
     private readonly authoring: ChangeRequestContentService,
     private readonly rows: ChangeRequestsRepository,
     private readonly revisions: ChangeRequestRevisions,
+    private readonly reviews: ReviewsRepository,
   ) {}
 
   /** Pulls main into the change request: a new head on its line, based on main's active revision. */
@@ -47,6 +50,7 @@ export class ChangeRequestMergeService {
   merge(user: User, access: SpaceAccess, idOrNumber: string): Promise<MergeOutcome> {
     return this.spaceWrites.run(access.space.id, user, CHANGE_REQUEST_POLICY.merge, async (write) => {
       const cr = await this.authoring.open(write, idOrNumber);
+      await this.checkMergeRules(write, cr);
       const main = write.space.revisionId;
       const merged = await this.merge3(write, cr);
       const revision = await write.commitRevision((baseRevisionId, em) =>
@@ -60,6 +64,17 @@ export class ChangeRequestMergeService {
       await write.count(counterDelta(cr.status, 'merged'));
       return { revision: revision.id, result: 'merge' };
     });
+  }
+
+  /**
+   * The space's merge rules, read under the space lock that reviews are written under too: a review
+   * committed before the merge counts, one submitted meanwhile waits for the merge to finish.
+   */
+  private async checkMergeRules(write: SpaceWrite, cr: ChangeRequest): Promise<void> {
+    const rules = await this.reviews.mergeRules(write.space.id, write.em);
+    if (!rules || (rules.adminsCanOverride && write.access.permissions.admin)) return;
+    const refusal = mergeRefusal(rules, await this.reviews.latestByReviewer(cr.id, write.em), cr.revision);
+    if (refusal) throw changeRequestError('change_request.merge_rule', refusal);
   }
 
   /**

@@ -19,18 +19,38 @@ import { ChangeRequestPdfRender } from './pdf/change-request-pdf-render.entity';
 import { ChangeRequestPdfService } from './pdf/change-request-pdf.service';
 import { PdfRendersRepository } from './pdf/pdf-renders.repository';
 import { PdfRenderJobs } from './pdf/render-pdf.job';
+import { ChangeRequestChangesController, RevisionChangesController } from './changes/changes.controller';
+import { ChangeRequestChangesService } from './changes/changes.service';
+import { ChangeRequestRequestedReviewer, ChangeRequestReview, SpaceMergeRules } from './reviews/review.entity';
+import { MergeRulesController, ReviewsController } from './reviews/reviews.controller';
+import { ReviewsRepository } from './reviews/reviews.repository';
+import { ReviewsService } from './reviews/reviews.service';
 
 /** Change requests: branch, author, update from main, merge, PDF (sections 4.5, 4.7). `ChangeRequestsService.resolve` serves other modules. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ChangeRequest, ChangeRequestContributor, ChangeRequestPdfRender]),
+    TypeOrmModule.forFeature([
+      ChangeRequest,
+      ChangeRequestContributor,
+      ChangeRequestPdfRender,
+      ChangeRequestReview,
+      ChangeRequestRequestedReviewer,
+      SpaceMergeRules,
+    ]),
     AccessModule,
     ContentModule,
     SpaceWritesModule,
     UsersModule,
     OutboundModule,
   ],
-  controllers: [ChangeRequestsController, ChangeRequestContentController],
+  controllers: [
+    ChangeRequestsController,
+    ChangeRequestContentController,
+    ReviewsController,
+    MergeRulesController,
+    ChangeRequestChangesController,
+    RevisionChangesController,
+  ],
   providers: [
     ChangeRequestsRepository,
     ChangeRequestsService,
@@ -41,6 +61,9 @@ import { PdfRenderJobs } from './pdf/render-pdf.job';
     ChangeRequestPdfService,
     PdfRendersRepository,
     PdfRenderJobs,
+    ReviewsRepository,
+    ReviewsService,
+    ChangeRequestChangesService,
   ],
   exports: [TypeOrmModule, ChangeRequestsService],
 })

@@ -28,6 +28,11 @@ export class ChangeRequestsRepository {
     return qb.getOne();
   }
 
+  /** The change request whose merge produced `revisionId`. */
+  mergedInto(spaceId: string, revisionId: string): Promise<ChangeRequest | null> {
+    return this.dataSource.manager.findOneBy(ChangeRequest, { spaceId, revisionMerged: revisionId });
+  }
+
   async insert(changeRequest: Omit<ChangeRequest, 'createdAt' | 'updatedAt' | 'openComments'>, manager: EntityManager): Promise<ChangeRequest> {
     await manager.insert(ChangeRequest, changeRequest);
     return manager.findOneByOrFail(ChangeRequest, { id: changeRequest.id });
@@ -39,10 +44,12 @@ export class ChangeRequestsRepository {
   }
 
   async addContributor(changeRequestId: string, userId: string, manager: EntityManager): Promise<void> {
-    await manager.query(`INSERT INTO change_request_contributors (change_request_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      changeRequestId,
-      userId,
-    ]);
+    // Each write counts one edit (the public contributor's `count`), and dates the last one.
+    await manager.query(
+      `INSERT INTO change_request_contributors (change_request_id, user_id) VALUES ($1, $2)
+       ON CONFLICT (change_request_id, user_id) DO UPDATE SET edits = change_request_contributors.edits + 1, updated_at = now()`,
+      [changeRequestId, userId],
+    );
   }
 
   /** Newest first; keyset on (created_at, id). */

@@ -1,3 +1,5 @@
+import { SemanticChangesRepository } from './semantic/semantic-changes.repository';
+import { SemanticChangesService } from './semantic/semantic-changes.service';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OutboundModule } from '../../common/outbound/outbound.module';
@@ -81,6 +83,8 @@ import { GitSyncService } from './git-sync/git-sync.service';
     PurgeEmbedCacheJob,
     GitSyncRepository,
     GitSyncService,
+    SemanticChangesRepository,
+    SemanticChangesService,
   ],
   exports: [
     RevisionLifecycleService,
@@ -91,6 +95,7 @@ import { GitSyncService } from './git-sync/git-sync.service';
     LinksService,
     WebsiteImportService,
     SearchIndexRepository,
+    SemanticChangesService,
   ],
 })
 export class ContentModule {}

@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ListQueryDto } from '../../../../common/pagination/list-query.dto';
+import { Optional } from '../../../../common/validation/presence';
+import { QueryBoolean } from '../../../content/dto/query-booleans';
+import { MAX_SUBJECT } from '../../dto/change-request.dto';
+import { REVIEW_STATUSES, type ReviewStatus } from '../review.entity';
+
+export const MAX_REVIEWERS_PER_REQUEST = 50;
+export const MAX_REVIEW_COMMENT = 100_000;
+export const MAX_REQUIRED_APPROVALS = 20;
+
+export class ListReviewsQueryDto extends ListQueryDto {
+  @ApiPropertyOptional({ description: 'Only outdated reviews (true) or only current ones (false)' })
+  @Optional()
+  @QueryBoolean()
+  @IsBoolean()
+  outdated?: boolean;
+
+  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'Accepted for the public signature; review comments are not shown' })
+  @Optional()
+  @IsIn(['markdown', 'document'])
+  format?: string;
+}
+
+export class ReviewQueryDto {
+  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'Accepted for the public signature; review comments are not shown' })
+  @Optional()
+  @IsIn(['markdown', 'document'])
+  format?: string;
+}
+
+export class SubmitReviewDto {
+  @ApiProperty({ enum: REVIEW_STATUSES })
+  @IsIn(REVIEW_STATUSES)
+  status: ReviewStatus;
+
+  @ApiPropertyOptional({ description: 'A markdown document `{ markdown }` kept with the review (JSON documents: 400)' })
+  @Optional()
+  @IsObject()
+  comment?: Record<string, unknown>;
+}
+
+export class RequestReviewersDto {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_REVIEWERS_PER_REQUEST, description: 'User IDs, each a member or guest who can view the space' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_REVIEWERS_PER_REQUEST)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  users: string[];
+
+  @ApiPropertyOptional({ maxLength: MAX_SUBJECT, description: 'Sets the change request subject too' })
+  @Optional()
+  @IsString()
+  @MaxLength(MAX_SUBJECT)
+  subject?: string;
+
+  @ApiPropertyOptional({ description: 'Not supported (change requests have no description yet): 400' })
+  @Optional()
+  description?: unknown;
+}
+
+export class ContributorsQueryDto extends ListQueryDto {}
+
+export class MergeRulesDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: 'Approvals of the current revision a merge needs (0: none)' })
+  @Optional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_REQUIRED_APPROVALS)
+  requiredApprovals?: number;
+
+  @ApiPropertyOptional({ description: "A reviewer's latest review asking for changes blocks the merge" })
+  @Optional()
+  @IsBoolean()
+  blockOnChangesRequested?: boolean;
+
+  @ApiPropertyOptional({ description: 'Space admins may merge even when the rules above are not met' })
+  @Optional()
+  @IsBoolean()
+  adminsCanOverride?: boolean;
+}

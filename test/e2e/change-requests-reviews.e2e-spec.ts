@@ -1,0 +1,331 @@
+import { itChecksAccess } from '../support/access-checks';
+import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
+import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createSpace } from '../support/space-builders';
+import { createTestApp, TestApp } from '../support/test-app';
+
+describe('change request reviews, requested reviewers, contributors and merge rules', () => {
+  let t: TestApp;
+  let org: OrgFixture;
+  let space: { id: string; revisionId: string };
+  let author: Actor;
+  let reviewer: Actor;
+  let second: Actor;
+  let reader: Actor;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    org = await createOrganization(t);
+    space = await createSpace(t, org);
+    author = await addMember(t, org, 'edit');
+    reviewer = await addMember(t, org, 'review');
+    second = await addMember(t, org, 'review');
+    reader = await addMember(t, org, 'read');
+  });
+  afterAll(() => t.close());
+
+  const crs = (spaceId = space.id) => `/v1/spaces/${spaceId}/change-requests`;
+  const as = (actor: Actor) => ({
+    get: (path: string) => t.http.get(path).set(...actor.auth),
+    post: (path: string, body: object = {}) =>
+      t.http
+        .post(path)
+        .set(...actor.auth)
+        .send(body),
+    put: (path: string, body: object) =>
+      t.http
+        .put(path)
+        .set(...actor.auth)
+        .send(body),
+    del: (path: string) => t.http.delete(path).set(...actor.auth),
+  });
+  async function openChangeRequest(by: Actor = author, spaceId = space.id): Promise<string> {
+    const res = await as(by).post(crs(spaceId), { subject: 'to review' }).expect(201);
+    return `${crs(spaceId)}/${res.body.id as string}`;
+  }
+  const insertPage = (cr: string, title: string, by: Actor = author) =>
+    as(by)
+      .post(`${cr}/content`, { changes: [{ operation: 'insert_page', title, document: { markdown: `# ${title}\n\ntext` } }] })
+      .expect(200);
+
+  describe('reviews', () => {
+    itChecksAccess(() => t, {
+      given: async (o) => {
+        const s = await createSpace(t, o);
+        const res = await as(o.admin).post(crs(s.id)).expect(201);
+        return `${crs(s.id)}/${res.body.id as string}`;
+      },
+      request: (_o, cr) => t.http.post(`${cr}/reviews`).send({ status: 'approved' }),
+      anonymous: 401,
+      outsider: 404,
+      member: {
+        role: 'edit',
+        status: 403,
+        title: 'refuses an editor (review needs the review role) with 403, writing nothing',
+        after: async (_o, cr) => {
+          const rows = await t.dataSource.query(`SELECT 1 FROM change_request_reviews WHERE change_request_id = $1`, [cr.split('/').pop()]);
+          expect(rows).toHaveLength(0);
+        },
+      },
+    });
+
+    it('requires authentication to list and read', async () => {
+      const cr = await openChangeRequest();
+      expectErrorEnvelope(await t.http.get(`${cr}/reviews`), 401);
+      expectErrorEnvelope(await t.http.get(`${cr}/reviews/x`), 401);
+      expectErrorEnvelope(await t.http.get(`${cr}/requested-reviewers`), 401);
+      expectErrorEnvelope(await t.http.post(`${cr}/requested-reviewers`).send({ users: [reviewer.user.id] }), 401);
+      expectErrorEnvelope(await t.http.delete(`${cr}/requested-reviewers/${reviewer.user.id}`), 401);
+      expectErrorEnvelope(await t.http.get(`${cr}/contributors`), 401);
+    });
+
+    it('role matrix: read may list, edit may request, review may submit, and the author may not approve', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Matrix');
+      expectContract(await as(reader).get(`${cr}/reviews`).expect(200), 'getReviewsByChangeRequestId');
+      expectErrorEnvelope(await as(reader).post(`${cr}/reviews`, { status: 'approved' }), 403);
+      expectErrorEnvelope(await as(reader).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id] }), 403);
+      expectErrorEnvelope(await as(reader).del(`${cr}/requested-reviewers/${reviewer.user.id}`), 403);
+      expectErrorEnvelope(await as(author).post(`${cr}/reviews`, { status: 'approved' }), 403);
+      // An admin who created the change request cannot approve it either.
+      const own = await openChangeRequest(org.admin);
+      expectErrorEnvelope(await as(org.admin).post(`${own}/reviews`, { status: 'approved' }), 403, /cannot approve/);
+      const asked = await as(org.admin).post(`${own}/reviews`, { status: 'changes-requested' }).expect(201);
+      expect(asked.body.status).toBe('changes-requested');
+      const res = await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expectContract(res, 'submitChangeRequestReview');
+    });
+
+    it('submits a review pinned to the head, reads it, lists it; refuses bad input', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Pinned');
+      const head = (await as(reader).get(cr).expect(200)).body.revision;
+      const res = await as(reviewer)
+        .post(`${cr}/reviews`, { status: 'changes-requested', comment: { markdown: 'please fix the title' } })
+        .expect(201);
+      expectContract(res, 'submitChangeRequestReview');
+      expect(res.headers.location).toBe(res.body.urls.location);
+      expect(res.body).toMatchObject({
+        object: 'change-request-review',
+        status: 'changes-requested',
+        revision: head,
+        outdated: false,
+        reviewer: { id: reviewer.user.id },
+      });
+      expect(res.body.requestedBy).toBeUndefined();
+      const one = await as(reader)
+        .get(`${cr}/reviews/${res.body.id as string}`)
+        .expect(200);
+      expectContract(one, 'getChangeRequestReviewById');
+      expect(one.body).toEqual(res.body);
+      const byNumber = cr.replace(/[^/]+$/, String((await as(reader).get(cr)).body.number));
+      expect((await as(reader).get(`${byNumber}/reviews`).expect(200)).body.items.map((r: { id: string }) => r.id)).toEqual([res.body.id]);
+      expectErrorEnvelope(await as(reader).get(`${cr}/reviews/nope`), 404);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, {}), 400, /status/);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'rejected' }), 400, /status/);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'approved', comment: { document: { nodes: [] } } }), 400, /comment/);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'approved', comment: 'x' }), 400, /comment/);
+      expectErrorEnvelope(await as(reviewer).post(`${crs()}/999999/reviews`, { status: 'approved' }), 404);
+      expectErrorEnvelope(await as(reader).get(`${cr}/reviews?outdated=maybe`), 400, /outdated/);
+    });
+
+    it('marks reviews outdated after new authoring and after an update from main, and filters on it', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'First');
+      const before = (await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      await insertPage(cr, 'Second');
+      const after = (await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      expect((await as(reader).get(`${cr}/reviews/${before.id as string}`)).body.outdated).toBe(true);
+      const outdated = await as(reader).get(`${cr}/reviews?outdated=true`).expect(200);
+      expectContract(outdated, 'getReviewsByChangeRequestId');
+      expect(outdated.body.items.map((r: { id: string }) => r.id)).toEqual([before.id]);
+      expect((await as(reader).get(`${cr}/reviews?outdated=false`)).body.items.map((r: { id: string }) => r.id)).toEqual([after.id]);
+
+      // Main moves on: updating from main gives the change request a new head, so the last review is outdated too.
+      const other = await openChangeRequest();
+      await insertPage(other, 'On main');
+      await as(org.admin).post(`${other}/merge`).expect(200);
+      await as(author).post(`${cr}/update`).expect(200);
+      expect((await as(reader).get(`${cr}/reviews/${after.id as string}`)).body.outdated).toBe(true);
+      expect((await as(reader).get(`${cr}/reviews?outdated=false`)).body.items).toEqual([]);
+    });
+
+    it('a newer review of the same reviewer supersedes the older one; lists paginate', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Twice');
+      const first = (await as(reviewer).post(`${cr}/reviews`, { status: 'changes-requested' }).expect(201)).body;
+      const last = (await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      expect((await as(reader).get(`${cr}/reviews/${first.id as string}`)).body.outdated).toBe(true);
+      expect(last.outdated).toBe(false);
+      const page1 = await as(reader).get(`${cr}/reviews?limit=1`).expect(200);
+      expect(page1.body.items.map((r: { id: string }) => r.id)).toEqual([last.id]);
+      expect(page1.body.count).toBe(2);
+      const page2 = await as(reader)
+        .get(`${cr}/reviews?limit=1&page=${encodeURIComponent(page1.body.next.page as string)}`)
+        .expect(200);
+      expect(page2.body.items.map((r: { id: string }) => r.id)).toEqual([first.id]);
+      expect(page2.body.next).toBeUndefined();
+    });
+
+    it('refuses a review of a merged change request (409)', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Merged');
+      await as(org.admin).post(`${cr}/merge`).expect(200);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }), 409);
+    });
+  });
+
+  describe('requested reviewers', () => {
+    itChecksAccess(() => t, {
+      given: async (o) => {
+        const s = await createSpace(t, o);
+        const res = await as(o.admin).post(crs(s.id)).expect(201);
+        return `${crs(s.id)}/${res.body.id as string}`;
+      },
+      request: (o, cr) => t.http.post(`${cr}/requested-reviewers`).send({ users: [o.admin.user.id] }),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'comment', status: 403, title: 'refuses a commenter (requests need edit) with 403' },
+    });
+
+    it('requests, lists, re-requests, and a reviewer who reviews leaves the list', async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Asked');
+      const res = await as(author)
+        .post(`${cr}/requested-reviewers`, { users: [reviewer.user.id, second.user.id, reviewer.user.id], subject: 'Please review' })
+        .expect(200);
+      expectContract(res, 'requestReviewersForChangeRequest');
+      expect(res.body.users).toHaveLength(2);
+      expect(res.body.users[0]).toMatchObject({ object: 'change-request-requested-reviewer', kind: 'user', requestedBy: { id: author.user.id } });
+      expect((await as(reader).get(cr)).body.subject).toBe('Please review');
+      const list = await as(reader).get(`${cr}/requested-reviewers`).expect(200);
+      expectContract(list, 'getRequestedReviewersByChangeRequestId');
+      expect(list.body.items.map((r: { user: { id: string } }) => r.user.id).sort()).toEqual([reviewer.user.id, second.user.id].sort());
+
+      const review = await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expect(review.body.requestedBy).toMatchObject({ id: author.user.id });
+      const left = await as(reader).get(`${cr}/requested-reviewers`).expect(200);
+      expect(left.body.items.map((r: { user: { id: string } }) => r.user.id)).toEqual([second.user.id]);
+
+      // Asked again: the earlier review is superseded by the new request.
+      await as(author)
+        .post(`${cr}/requested-reviewers`, { users: [reviewer.user.id] })
+        .expect(200);
+      expect((await as(reader).get(`${cr}/reviews/${review.body.id as string}`)).body.outdated).toBe(true);
+
+      const removed = await as(author).del(`${cr}/requested-reviewers/${second.user.id}`);
+      expect(removed.status).toBe(205);
+      const again = await as(author).del(`${cr}/requested-reviewers/${second.user.id}`);
+      expect(again.status).toBe(204);
+    });
+
+    it('refuses an empty list, the author, users who cannot view the space, a description; writes nothing', async () => {
+      const cr = await openChangeRequest();
+      const outsider = (await createOrganization(t)).admin;
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, {}), 400, /users/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [author.user.id] }), 400, /author/);
+      expectErrorEnvelope(
+        await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id, outsider.user.id] }),
+        400,
+        new RegExp(outsider.user.id),
+      );
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: ['nobody'] }), 400, /nobody/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], subject: 'x'.repeat(101) }), 400, /subject/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], description: { nodes: [] } }), 400, /description/);
+      expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items).toEqual([]);
+    });
+  });
+
+  describe('contributors', () => {
+    it('lists the creator and every author with their number of edits, latest first', async () => {
+      expectErrorEnvelope(await t.http.get(`${crs()}/1/contributors`), 401);
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'One');
+      await insertPage(cr, 'Two', reviewer);
+      await insertPage(cr, 'Three', reviewer);
+      const res = await as(reader).get(`${cr}/contributors`).expect(200);
+      expectContract(res, 'getContributorsByChangeRequestId');
+      expect(res.body.items.map((c: { user: { id: string }; count: number }) => [c.user.id, c.count])).toEqual([
+        [reviewer.user.id, 2],
+        [author.user.id, 2],
+      ]);
+      expect(res.body.items[0].actionType).toBe('edit');
+      expectErrorEnvelope(await as((await createOrganization(t)).admin).get(`${cr}/contributors`), 404);
+    });
+  });
+
+  describe('merge rules (Quire extension)', () => {
+    itChecksAccess(() => t, {
+      given: async (o) => createSpace(t, o),
+      request: (_o, s) => t.http.put(`/v1/spaces/${s.id}/merge-rules`).send({ requiredApprovals: 1 }),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'review', status: 403, title: 'refuses a reviewer (the rules need admin) with 403' },
+    });
+
+    it('reads the default (no rule), refuses bad settings', async () => {
+      const s = await createSpace(t, org);
+      const res = await as(reader).get(`/v1/spaces/${s.id}/merge-rules`).expect(200);
+      expect(res.body).toMatchObject({ object: 'space-merge-rules', requiredApprovals: 0, blockOnChangesRequested: false, adminsCanOverride: false });
+      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 21 }), 400, /requiredApprovals/);
+      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: -1 }), 400, /requiredApprovals/);
+      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: 'yes' }), 400, /adminsCanOverride/);
+    });
+
+    it('refuses a merge (409 naming the rule) until the current revision has its approvals and no request for changes stands', async () => {
+      const s = await createSpace(t, org);
+      const rules = await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 2, blockOnChangesRequested: true }).expect(200);
+      expect(rules.body).toMatchObject({ requiredApprovals: 2, blockOnChangesRequested: true, adminsCanOverride: false });
+      const cr = await openChangeRequest(author, s.id);
+      await insertPage(cr, 'Gated');
+      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals: 2 approval\(s\).*0 given/);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      await as(second).post(`${cr}/reviews`, { status: 'changes-requested' }).expect(201);
+      const refused = await as(reviewer).post(`${cr}/merge`);
+      expectErrorEnvelope(refused, 409, /blockOnChangesRequested/);
+      expect(refused.body.error.message).toMatch(/requiredApprovals/);
+      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      // New authoring: the approvals were of the old head.
+      await insertPage(cr, 'Late');
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /0 given/);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      const merged = await as(reviewer).post(`${cr}/merge`).expect(200);
+      expect(merged.body.result).toBe('merge');
+      expect((await as(reader).get(cr)).body.status).toBe('merged');
+    });
+
+    it('lets admins override only when the setting says so', async () => {
+      const s = await createSpace(t, org);
+      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1 }).expect(200);
+      const cr = await openChangeRequest(author, s.id);
+      await insertPage(cr, 'Override');
+      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals/);
+      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: true }).expect(200);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /requiredApprovals/);
+      await as(org.admin).post(`${cr}/merge`).expect(200);
+    });
+
+    it('holds under concurrent reviews and merges: a merge sees only reviews committed before it', async () => {
+      const s = await createSpace(t, org);
+      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, blockOnChangesRequested: true }).expect(200);
+      for (let round = 0; round < 4; round++) {
+        const cr = await openChangeRequest(author, s.id);
+        await insertPage(cr, `Race ${round}`);
+        await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+        // A request for changes races the merge: either it lands first (409) or after (merged, then refused as closed).
+        const [merge, review] = await Promise.all([as(reviewer).post(`${cr}/merge`), as(second).post(`${cr}/reviews`, { status: 'changes-requested' })]);
+        const status = (await as(reader).get(cr)).body.status;
+        if (merge.status === 200) {
+          expect(status).toBe('merged');
+          expect(review.status).toBe(409);
+        } else {
+          expect(merge.status).toBe(409);
+          expect(review.status).toBe(201);
+          expect(status).toBe('open');
+        }
+      }
+    });
+  });
+});
