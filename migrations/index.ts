@@ -29,6 +29,7 @@ import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing
 import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
 import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
+import { DocumentJson1800000200000 } from './1800000200000-document-json';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   PublishedGeneration1800000150001,
   EmbedCache1800000160000,
   SiteRedirects1800000170000,
+  DocumentJson1800000200000,
 ];

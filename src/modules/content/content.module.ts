@@ -29,6 +29,7 @@ import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
 import { PurgeEmbedCacheJob } from './embeds/embed-cache-purge.job';
+import { FillDocumentsJob } from './fill-documents.job';
 import { EmbedsController } from './embeds/embeds.controller';
 import { EmbedsRepository } from './embeds/embeds.repository';
 import { EmbedsService } from './embeds/embeds.service';
@@ -65,6 +66,7 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     EmbedsRepository,
     EmbedsService,
     PurgeEmbedCacheJob,
+    FillDocumentsJob,
   ],
   exports: [
     RevisionLifecycleService,

@@ -236,7 +236,7 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = pageDocument(markdown);
+    if (body.format === 'document') json.document = page.document ?? pageDocument(markdown);
     else json.markdown = readable;
     return json;
   }
@@ -279,9 +279,9 @@ export function presentPage({ context, pages, paths }: RevisionPages, body: Body
   return new PagePresenter(context, pages, paths).page(pages[0], body);
 }
 
-/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`). */
+/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`): the stored one, else parsed. */
 export function presentPageDocument(page: PageWithBody): Record<string, unknown> {
-  return pageDocument(page.markdown ?? '');
+  return page.document ?? pageDocument(page.markdown ?? '');
 }
 
 /**

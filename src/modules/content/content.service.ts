@@ -127,7 +127,7 @@ export class ContentService {
     // Relative refs need the paths of the pages the bodies link to (read by key), not the whole tree's.
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
-    if (query.format === 'document') await prepareDocuments([subtree[0].markdown]);
+    if (query.format === 'document') await this.withDocument(subtree[0]);
     return { context, pages: subtree, paths };
   }
 
@@ -139,11 +139,26 @@ export class ContentService {
     options: { document?: boolean } = {},
   ): Promise<{ context: RevisionContext; page: PageWithBody }> {
     const { revision, context } = await this.open(access, revisionId);
-    const page = await this.content.onePage(revision.id, pageId);
+    const page = await this.content.onePage(revision.id, pageId, { document: options.document });
     if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
     await this.computedPages.fill(context.organizationId, [page], true);
-    if (options.document) await prepareDocuments([page.markdown]);
+    if (options.document) await this.withDocument(page);
     return { context, page };
+  }
+
+  /**
+   * Gives a page read as a document its stored document (`documents.document`, written with the
+   * body). A body without one is parsed as the presenter answers it (large ones in the worker pool):
+   * a computed page's generated body, or a body stored before documents were, until
+   * `FillDocumentsJob` fills it.
+   */
+  private async withDocument(page: PageWithBody): Promise<void> {
+    if (page.computed) page.document = null;
+    else if (page.document === undefined && page.documentId) {
+      const stored = await this.content.storedDocument(page.documentId);
+      page.document = stored?.document ?? null;
+    }
+    if (!page.document) await prepareDocuments([page.markdown]);
   }
 
   /** Paths of the pages `pages` link to that are not among them. */

@@ -22,7 +22,7 @@ export const TEXT_WORKER_MIN_LENGTH = 16 * 1024;
 export const TEXT_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
 const describe = (job: TextJob): string =>
-  job.kind === 'markdown' || job.kind === 'document' ? `${job.kind} (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
+  'markdown' in job ? `${job.kind} (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
 
 /**
  * The process's one pool for markdown derived at write time and for HTML import (`common/workers/`),
@@ -37,7 +37,7 @@ function textPool(): WorkerPool<TextJob, TextJobAnswer> {
     size: TEXT_WORKERS,
     timeoutMs: TEXT_JOB_TIMEOUT_MS,
     heapMb: 1024,
-    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' || job.kind === 'document' ? 'markdown' : 'html'),
+    timeoutError: (job) => textTimeLimitError('markdown' in job ? 'markdown' : 'html'),
     invalidError: (message) => new PageTooDeepError(message),
     describe,
   });
@@ -53,8 +53,9 @@ export function textTimeLimitError(what: 'markdown' | 'html'): Error {
 export const textWorkerStats = () => textPool().stats();
 
 /**
- * Derives the links and search sections of every body of at least TEXT_WORKER_MIN_LENGTH in the
- * worker pool, and keeps them for the write's synchronous readers (`markdownLinks`, `splitSections`).
+ * Derives the links, search sections and public document of every body of at least TEXT_WORKER_MIN_LENGTH in the
+ * worker pool, and keeps them for the write's synchronous readers (`markdownLinks`, `splitSections`,
+ * `storedDocumentJson`).
  * Rejects with 422 `content.text_time_limit` when a body takes longer than TEXT_JOB_TIMEOUT_MS.
  */
 export async function prepareMarkdown(bodies: Iterable<string>): Promise<void> {
@@ -78,8 +79,19 @@ export async function convertPageOffLoop(html: string, map: ImportLinkMap): Prom
 }
 
 /**
- * Parses the bodies a read answers as documents (`format=document`, the page-document route) in the
- * worker pool when they are at least TEXT_WORKER_MIN_LENGTH long, for `pageDocument` to pick up; a
+ * A body's public document as JSON text, parsed in the worker pool whatever its size (bodies stored
+ * before documents were: `FillDocumentsJob`). Rejects with 422 `content.text_time_limit` past
+ * TEXT_JOB_TIMEOUT_MS.
+ */
+export async function documentJsonOffLoop(markdown: string): Promise<string> {
+  return (await textPool().run({ kind: 'document-json', markdown })).json as string;
+}
+
+/**
+ * Parses the bodies a read answers as documents (`format=document`, the page-document route) and
+ * finds none stored for (a body stored before documents were, until `FillDocumentsJob` fills it; a
+ * computed page's generated body; a comment) in the worker pool when they are at least
+ * TEXT_WORKER_MIN_LENGTH long, for `pageDocument` to pick up; a
  * 1 MB body costs ~0.5 s of parsing, which would otherwise hold the event loop. Rejects with 422
  * `content.text_time_limit` past TEXT_JOB_TIMEOUT_MS.
  */

@@ -6,10 +6,11 @@ import { ImportScope, inScope, normalizePageUrl, spacePathOf } from '../import/s
 import { markdownToDocument } from '../document';
 import { fileRef, MarkdownLink, markdownLinks, pageRef, Section, splitSections } from '../markdown/markdown';
 
-/** What a write derives from a page body: its links and its search sections. */
+/** What a write derives from a page body: its links, its search sections and its public document (as JSON text, cheap to pass back). */
 export interface DerivedMarkdown {
   links: MarkdownLink[];
   sections: Section[];
+  document: string;
 }
 
 /** How an imported page's links and images are rewritten (the data behind `WebsiteImportService.convert`'s callbacks). */
@@ -25,6 +26,7 @@ export interface ImportLinkMap {
 export type TextJob =
   | { kind: 'markdown'; markdown: string }
   | { kind: 'document'; markdown: string }
+  | { kind: 'document-json'; markdown: string }
   | { kind: 'extract'; html: string; url: string }
   | { kind: 'convert'; html: string; map: ImportLinkMap };
 
@@ -33,6 +35,8 @@ export interface TextJobAnswer extends WorkerAnswer {
   extracted?: ExtractedPage;
   markdown?: string;
   document?: Record<string, unknown>;
+  /** `document-json`: the document as JSON text. */
+  json?: string;
 }
 
 /** The markdown of an imported page's main content, its links pointing at the imported pages and files. */
@@ -56,9 +60,15 @@ export function convertImportedPage(html: string, map: ImportLinkMap): string {
   return htmlToMarkdown(html, rewriteLink, rewriteImage);
 }
 
+/** Everything a write stores beside a body (`RevisionWriter.insertDocuments`), on whichever thread runs it. */
+export function deriveMarkdown(markdown: string): DerivedMarkdown {
+  return { links: markdownLinks(markdown), sections: splitSections(markdown), document: JSON.stringify(markdownToDocument(markdown)) };
+}
+
 function perform(job: TextJob): TextJobAnswer {
-  if (job.kind === 'markdown') return { ok: true, derived: { links: markdownLinks(job.markdown), sections: splitSections(job.markdown) } };
+  if (job.kind === 'markdown') return { ok: true, derived: deriveMarkdown(job.markdown) };
   if (job.kind === 'document') return { ok: true, document: markdownToDocument(job.markdown) as unknown as Record<string, unknown> };
+  if (job.kind === 'document-json') return { ok: true, json: JSON.stringify(markdownToDocument(job.markdown)) };
   if (job.kind === 'extract') return { ok: true, extracted: extractPage(job.html, job.url) };
   return { ok: true, markdown: convertImportedPage(job.html, job.map) };
 }
