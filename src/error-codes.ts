@@ -134,6 +134,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.revision_not_found': 404,
   'content.page_not_found': 404,
   'content.file_not_found': 404,
+  'content.document_not_found': 404,
   'content.file_data_missing': 404,
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,

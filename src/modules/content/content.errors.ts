@@ -5,6 +5,7 @@ export type ContentErrorCode =
   | 'content.revision_not_found'
   | 'content.page_not_found'
   | 'content.file_not_found'
+  | 'content.document_not_found'
   | 'content.file_data_missing'
   | 'content.duplicate_slug'
   | 'content.invalid_pages'

@@ -30,6 +30,7 @@ import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
 import { PurgeEmbedCacheJob } from './embeds/embed-cache-purge.job';
 import { FillDocumentsJob } from './fill-documents.job';
+import { DocumentsController } from './documents.controller';
 import { EmbedsController } from './embeds/embeds.controller';
 import { EmbedsRepository } from './embeds/embeds.repository';
 import { EmbedsService } from './embeds/embeds.service';
@@ -47,7 +48,16 @@ import { ReaderFilesService } from './reader-files/reader-files.service';
     OrganizationsModule,
     SpaceWritesModule,
   ],
-  controllers: [ContentController, RevisionsController, LinksController, SearchController, ImportController, ReaderFilesController, EmbedsController],
+  controllers: [
+    ContentController,
+    RevisionsController,
+    LinksController,
+    SearchController,
+    ImportController,
+    ReaderFilesController,
+    EmbedsController,
+    DocumentsController,
+  ],
   providers: [
     ContentRepository,
     ContentService,

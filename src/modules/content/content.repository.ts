@@ -71,6 +71,17 @@ export class ContentRepository {
     return Object.assign(page, { document: stored?.document ?? null, markdown: stored?.markdown ?? null });
   }
 
+  /** Whether a page or reusable content of some revision of the space uses the body `documentId` (each probe by index). */
+  async spaceUsesDocument(spaceId: string, documentId: string): Promise<boolean> {
+    const [row]: { used: boolean }[] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM revision_page_rows r JOIN revisions v ON v.id = r.revision_id WHERE r.document_id = $2 AND v.space_id = $1)
+           OR EXISTS (SELECT 1 FROM revision_reusable_content_rows r JOIN revisions v ON v.id = r.revision_id WHERE r.document_id = $2 AND v.space_id = $1)
+         AS used`,
+      [spaceId, documentId],
+    );
+    return row.used;
+  }
+
   /**
    * A body's stored public document, or its markdown when it has none stored yet (a body stored
    * before documents were, until `FillDocumentsJob` fills it); undefined when no such body exists.

@@ -20,6 +20,7 @@ import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
 import { FileUrlSigner } from './reader-files/file-url-signer';
 import { prepareDocuments } from './text-work/text-workers';
+import { pageDocument } from './markdown/page-document';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -159,6 +160,20 @@ export class ContentService {
       page.document = stored?.document ?? null;
     }
     if (!page.document) await prepareDocuments([page.markdown]);
+  }
+
+  /**
+   * A body by its id (`getDocumentById`) as its public document: only a body that a revision of the
+   * space uses (a page or a reusable content), never another space's; 404 otherwise.
+   */
+  async documentById(access: SpaceAccess, documentId: string): Promise<Record<string, unknown>> {
+    const notFound = () => contentError('content.document_not_found', `Document ${documentId} not found in space ${access.space.id}`);
+    if (!(await this.content.spaceUsesDocument(access.space.id, documentId))) throw notFound();
+    const stored = await this.content.storedDocument(documentId);
+    if (!stored) throw notFound();
+    if (stored.document) return stored.document;
+    await prepareDocuments([stored.markdown]);
+    return pageDocument(stored.markdown ?? '');
   }
 
   /** Paths of the pages `pages` link to that are not among them. */

@@ -74,3 +74,11 @@ export class DocumentQueryDto {
   @IsIn(DEREFERENCED)
   dereferenced: (typeof DEREFERENCED)[number] = false;
 }
+
+/** `getDocumentById`: `schema` names the document schema version; Quire has one, answered for both. */
+export class DocumentByIdQueryDto {
+  @ApiPropertyOptional({ enum: ['current', 'next'], description: 'Version of the schema used for the document (one version here: both answer it)' })
+  @Optional()
+  @IsIn(['current', 'next'])
+  schema?: 'current' | 'next';
+}

@@ -4,6 +4,7 @@ import { ExtractedPage, extractPage, PageTooDeepError } from '../import/html-ext
 import { htmlToMarkdown } from '../import/html-to-markdown';
 import { ImportScope, inScope, normalizePageUrl, spacePathOf } from '../import/site-scope';
 import { markdownToDocument } from '../document';
+import { DocumentInputError, writtenDocumentMarkdown } from '../document/document-input';
 import { fileRef, MarkdownLink, markdownLinks, pageRef, Section, splitSections } from '../markdown/markdown';
 
 /** What a write derives from a page body: its links, its search sections and its public document (as JSON text, cheap to pass back). */
@@ -27,6 +28,7 @@ export type TextJob =
   | { kind: 'markdown'; markdown: string }
   | { kind: 'document'; markdown: string }
   | { kind: 'document-json'; markdown: string }
+  | { kind: 'written-document'; document: unknown }
   | { kind: 'extract'; html: string; url: string }
   | { kind: 'convert'; html: string; map: ImportLinkMap };
 
@@ -37,6 +39,8 @@ export interface TextJobAnswer extends WorkerAnswer {
   document?: Record<string, unknown>;
   /** `document-json`: the document as JSON text. */
   json?: string;
+  /** `written-document`: why the document was refused (`DocumentInputError`), instead of `markdown` and `derived`. */
+  problem?: { path: string; message: string };
 }
 
 /** The markdown of an imported page's main content, its links pointing at the imported pages and files. */
@@ -69,6 +73,15 @@ function perform(job: TextJob): TextJobAnswer {
   if (job.kind === 'markdown') return { ok: true, derived: deriveMarkdown(job.markdown) };
   if (job.kind === 'document') return { ok: true, document: markdownToDocument(job.markdown) as unknown as Record<string, unknown> };
   if (job.kind === 'document-json') return { ok: true, json: JSON.stringify(markdownToDocument(job.markdown)) };
+  if (job.kind === 'written-document') {
+    try {
+      const markdown = writtenDocumentMarkdown(job.document);
+      return { ok: true, markdown, derived: deriveMarkdown(markdown) };
+    } catch (error) {
+      if (error instanceof DocumentInputError) return { ok: true, problem: { path: error.path, message: error.problem } };
+      throw error;
+    }
+  }
   if (job.kind === 'extract') return { ok: true, extracted: extractPage(job.html, job.url) };
   return { ok: true, markdown: convertImportedPage(job.html, job.map) };
 }
