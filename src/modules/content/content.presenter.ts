@@ -1,6 +1,7 @@
 import type { Page } from '../../common/pagination/paginate';
 import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } from './content.read-model';
 import { pageDocument } from './markdown/page-document';
+import { RawJson } from '../../common/http/raw-json';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
 import { PageCover, PageLayout } from './revision-page.entity';
@@ -236,7 +237,7 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = page.document ?? pageDocument(markdown);
+    if (body.format === 'document') json.document = page.documentJson ? (JSON.parse(page.documentJson) as Record<string, unknown>) : pageDocument(markdown);
     else json.markdown = readable;
     return json;
   }
@@ -279,9 +280,9 @@ export function presentPage({ context, pages, paths }: RevisionPages, body: Body
   return new PagePresenter(context, pages, paths).page(pages[0], body);
 }
 
-/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`): the stored one, else parsed. */
-export function presentPageDocument(page: PageWithBody): Record<string, unknown> {
-  return page.document ?? pageDocument(page.markdown ?? '');
+/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`): the stored one as stored, else parsed. */
+export function presentPageDocument(page: PageWithBody): Record<string, unknown> | RawJson {
+  return page.documentJson ? new RawJson(page.documentJson) : pageDocument(page.markdown ?? '');
 }
 
 /**

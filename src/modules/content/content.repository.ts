@@ -68,7 +68,7 @@ export class ContentRepository {
     if (!page) return null;
     if (!options.document) return (await this.withBodies([page], this.dataSource.manager))[0];
     const stored = page.documentId ? await this.storedDocument(page.documentId) : undefined;
-    return Object.assign(page, { document: stored?.document ?? null, markdown: stored?.markdown ?? null });
+    return Object.assign(page, { documentJson: stored?.document ?? null, markdown: stored?.markdown ?? null });
   }
 
   /** Whether a page or reusable content of some revision of the space uses the body `documentId` (each probe by index). */
@@ -83,12 +83,13 @@ export class ContentRepository {
   }
 
   /**
-   * A body's stored public document, or its markdown when it has none stored yet (a body stored
-   * before documents were, until `FillDocumentsJob` fills it); undefined when no such body exists.
+   * A body's stored public document as JSON text (never parsed here: most reads send it as it is), or
+   * its markdown when it has none stored yet (a body stored before documents were, until
+   * `FillDocumentsJob` fills it); undefined when no such body exists.
    */
-  async storedDocument(documentId: string): Promise<{ document: Record<string, unknown> | null; markdown: string | null } | undefined> {
-    const rows: { document: Record<string, unknown> | null; markdown: string | null }[] = await this.dataSource.query(
-      `SELECT document, CASE WHEN document IS NULL THEN markdown END AS markdown FROM documents WHERE id = $1`,
+  async storedDocument(documentId: string): Promise<{ document: string | null; markdown: string | null } | undefined> {
+    const rows: { document: string | null; markdown: string | null }[] = await this.dataSource.query(
+      `SELECT document::text AS document, CASE WHEN document IS NULL THEN markdown END AS markdown FROM documents WHERE id = $1`,
       [documentId],
     );
     return rows[0];

@@ -21,6 +21,7 @@ import { referencedPageIds } from './markdown/markdown-refs';
 import { FileUrlSigner } from './reader-files/file-url-signer';
 import { prepareDocuments } from './text-work/text-workers';
 import { pageDocument } from './markdown/page-document';
+import { RawJson } from '../../common/http/raw-json';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -154,24 +155,24 @@ export class ContentService {
    * `FillDocumentsJob` fills it.
    */
   private async withDocument(page: PageWithBody): Promise<void> {
-    if (page.computed) page.document = null;
-    else if (page.document === undefined && page.documentId) {
+    if (page.computed) page.documentJson = null;
+    else if (page.documentJson === undefined && page.documentId) {
       const stored = await this.content.storedDocument(page.documentId);
-      page.document = stored?.document ?? null;
+      page.documentJson = stored?.document ?? null;
     }
-    if (!page.document) await prepareDocuments([page.markdown]);
+    if (!page.documentJson) await prepareDocuments([page.markdown]);
   }
 
   /**
    * A body by its id (`getDocumentById`) as its public document: only a body that a revision of the
    * space uses (a page or a reusable content), never another space's; 404 otherwise.
    */
-  async documentById(access: SpaceAccess, documentId: string): Promise<Record<string, unknown>> {
+  async documentById(access: SpaceAccess, documentId: string): Promise<Record<string, unknown> | RawJson> {
     const notFound = () => contentError('content.document_not_found', `Document ${documentId} not found in space ${access.space.id}`);
     if (!(await this.content.spaceUsesDocument(access.space.id, documentId))) throw notFound();
     const stored = await this.content.storedDocument(documentId);
     if (!stored) throw notFound();
-    if (stored.document) return stored.document;
+    if (stored.document) return new RawJson(stored.document);
     await prepareDocuments([stored.markdown]);
     return pageDocument(stored.markdown ?? '');
   }

@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
@@ -29,7 +30,7 @@ export class DocumentsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('documentId') documentId: string,
     @Query() _query: DocumentByIdQueryDto,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Record<string, unknown> | RawJson> {
     return this.content.documentById(access, documentId);
   }
 }

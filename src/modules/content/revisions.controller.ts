@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -142,7 +143,7 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('pageId') pageId: string,
     @Query() _query: DocumentQueryDto,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Record<string, unknown> | RawJson> {
     return presentPageDocument((await this.content.onePage(access, revisionId, pageId, { document: true })).page);
   }
 
