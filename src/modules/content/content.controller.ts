@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isSiteTokenRead } from './reader-files/site-token-read';
@@ -77,7 +78,7 @@ export class ContentController {
   @Get('page/:pageId')
   @ApiOperation({ operationId: 'getPageById', summary: 'A page of the active revision, with its body and sub-pages' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
-  async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
+  async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
@@ -98,7 +99,7 @@ export class ContentController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, undefined, { path: joinPath(pagePath) }, query), {
       format: query.format,
       refs: query['format.markdown.refs'],

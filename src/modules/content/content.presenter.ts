@@ -237,7 +237,8 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = page.documentJson ? (JSON.parse(page.documentJson) as Record<string, unknown>) : pageDocument(markdown);
+    // A stored document is written into the answer as text by `presentPage`.
+    if (body.format === 'document') json.document = page.documentJson ? {} : pageDocument(markdown);
     else json.markdown = readable;
     return json;
   }
@@ -275,9 +276,17 @@ export function presentPages({ context, pages }: RevisionPages): RevisionPagesJs
   return { pages: new PagePresenter(context, pages).roots() };
 }
 
-/** One page (the first of `pages`) with its descendants, its body as `body` asks. */
-export function presentPage({ context, pages, paths }: RevisionPages, body: BodyOptions): RevisionPageJson {
-  return new PagePresenter(context, pages, paths).page(pages[0], body);
+/**
+ * One page (the first of `pages`) with its descendants, its body as `body` asks. A stored document
+ * (`documentJson`) goes into the answer as PostgreSQL wrote it, last, never parsed and serialized again.
+ */
+export function presentPage({ context, pages, paths }: RevisionPages, body: BodyOptions): RevisionPageJson | RawJson {
+  const json = new PagePresenter(context, pages, paths).page(pages[0], body);
+  const stored = body.format === 'document' ? pages[0].documentJson : undefined;
+  if (!stored || !('document' in json)) return json;
+  const { document: _stored, ...rest } = json;
+  const head = JSON.stringify(rest);
+  return new RawJson(`${head.slice(0, -1)},"document":${stored}}`);
 }
 
 /** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`): the stored one as stored, else parsed. */

@@ -130,7 +130,7 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('pageId') pageId: string,
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, revisionId, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
@@ -170,7 +170,7 @@ export class RevisionsController {
     @Param('revisionId') revisionId: string,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, revisionId, { path: joinPath(pagePath) }, query), {
       format: query.format,
       refs: query['format.markdown.refs'],
