@@ -29,6 +29,7 @@ import { SitePublishingAuth1800000150000 } from './1800000150000-site-publishing
 import { PublishedGeneration1800000150001 } from './1800000150001-published-generation';
 import { EmbedCache1800000160000 } from './1800000160000-embed-cache';
 import { SiteRedirects1800000170000 } from './1800000170000-site-redirects';
+import { DocumentJson1800000200000 } from './1800000200000-document-json';
 import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-processing-errors';
 import { ChangeRequestReviews1800000240000 } from './1800000240000-change-request-reviews';
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   PublishedGeneration1800000150001,
   EmbedCache1800000160000,
   SiteRedirects1800000170000,
+  DocumentJson1800000200000,
   OpenApiProcessingErrors1800000230000,
   ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,

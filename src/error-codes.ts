@@ -138,6 +138,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'content.reusable_content_not_found': 404,
   'content.computed_source_unsupported': 422,
   'content.invalid_computed_source': 400,
+  'content.document_not_found': 404,
   'content.file_data_missing': 404,
   'content.duplicate_slug': 400,
   'content.invalid_pages': 400,

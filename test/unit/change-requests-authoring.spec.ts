@@ -31,7 +31,10 @@ describe('parseChanges', () => {
     expect(() => parseChanges([{ operation: 'delete_page', page: 'a' }, { operation: 'delete_page' }])).toThrow('changes[1].page: is required');
     expect(() => parseChanges([{ operation: 'nope' }])).toThrow(/changes\[0\]\.operation/);
     expect(() => parseChanges([{ operation: 'delete_page', page: 'a', extra: 1 }])).toThrow('changes[0].extra: is not a field of delete_page');
-    expect(() => parseChanges([{ operation: 'insert_page', document: { document: {} } }])).toThrow(/only markdown/);
+    expect(() => parseChanges([{ operation: 'insert_page', document: { document: 'x' } }])).toThrow(
+      'changes[0].document.document: must be a JSON document object',
+    );
+    expect(() => parseChanges([{ operation: 'insert_page', document: { markdown: '', document: {} } }])).toThrow(/must be \{"markdown"/);
     expect(() => parseChanges([{ operation: 'update_page', page: 'a', at: -1 }])).toThrow(/changes\[0\]\.at/);
   });
   it('refuses a ref used twice and files with no or two sources', () => {

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
+import { RawJson } from './raw-json';
 
 /**
  * express's weak ETag (`etag` package: `W/"<length in hex>-<first 27 base64 characters of the
@@ -26,6 +27,12 @@ export function weakEtag(body: string | Buffer, encoding: BufferEncoding = 'utf8
  */
 export class JsonReplyAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (body instanceof RawJson) {
+      // express's `send` of a string: the same headers (ETag and freshness included) as `res.json()` of its value.
+      if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
+      if (!response.hasHeader('Content-Type')) response.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return response.send(body.json);
+    }
     if (!isPlainJson(body)) return super.reply(response, body, statusCode);
     if (statusCode !== undefined && statusCode !== null) response.status(statusCode);
     const req = response.req;

@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
@@ -147,7 +148,7 @@ export class ChangeRequestContentController {
     @Param('changeRequestId') id: string,
     @Param('pageId') pageId: string,
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     const pages = await this.content.page(access, await this.head(access, id), { pageId }, query);
     return presentPage(pages, { format: query.format, refs: query['format.markdown.refs'] });
   }
@@ -212,7 +213,7 @@ export class ChangeRequestContentController {
     @Param('changeRequestId') id: string,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     const pages = await this.content.page(access, await this.head(access, id), { path: joinPath(pagePath) }, query);
     return presentPage(pages, { format: query.format, refs: query['format.markdown.refs'] });
   }

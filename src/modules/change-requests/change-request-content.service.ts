@@ -7,7 +7,7 @@ import { sha256, type DraftFile } from '../content/revision-writer';
 import type { RevisionFile } from '../content/revision-file.entity';
 import { SpaceUnitOfWork, SpaceWrite } from '../space-writes/space-unit-of-work';
 import { User } from '../users/user.entity';
-import { ContentChange, FileUpload, invalidChange, MAX_BASE64_BYTES, parseChanges } from './authoring/content-changes';
+import { ContentChange, FileUpload, invalidChange, MAX_BASE64_BYTES, parseChanges, resolveDocuments } from './authoring/content-changes';
 import { TreeEditor, TreePage } from './authoring/tree-editor';
 import { ChangeRequestRevisions } from './change-request-revisions';
 import { ChangeRequest } from './change-request.entity';
@@ -61,6 +61,8 @@ export class ChangeRequestContentService {
 
   async apply(user: User, access: SpaceAccess, idOrNumber: string, raw: Record<string, unknown>[]): Promise<ContentUpdateView> {
     const changes = parseChanges(raw);
+    // JSON documents become Markdown before anything is locked or written (large ones off the loop).
+    await resolveDocuments(changes);
     // Fetching files can take time: outside the transaction, before the space is locked.
     const uploads = await this.fetchUploads(changes);
     return this.spaceWrites.run(access.space.id, user, CHANGE_REQUEST_POLICY.write, async (write) => {

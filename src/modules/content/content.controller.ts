@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isSiteTokenRead } from './reader-files/site-token-read';
@@ -81,7 +82,7 @@ export class ContentController {
   @Get('page/:pageId')
   @ApiOperation({ operationId: 'getPageById', summary: 'A page of the active revision, with its body and sub-pages' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
-  async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson> {
+  async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, undefined, { pageId }, query), { format: query.format, refs: query['format.markdown.refs'] });
   }
 
@@ -128,7 +129,7 @@ export class ContentController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, undefined, { path: joinPath(pagePath) }, query), {
       format: query.format,
       refs: query['format.markdown.refs'],

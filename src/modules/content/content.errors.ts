@@ -8,6 +8,7 @@ export type ContentErrorCode =
   | 'content.reusable_content_not_found'
   | 'content.computed_source_unsupported'
   | 'content.invalid_computed_source'
+  | 'content.document_not_found'
   | 'content.file_data_missing'
   | 'content.duplicate_slug'
   | 'content.invalid_pages'

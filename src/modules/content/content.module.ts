@@ -32,6 +32,8 @@ import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { SearchPage } from './search/search-page.entity';
 import { PurgeEmbedCacheJob } from './embeds/embed-cache-purge.job';
+import { FillDocumentsJob } from './fill-documents.job';
+import { DocumentsController } from './documents.controller';
 import { EmbedsController } from './embeds/embeds.controller';
 import { EmbedsRepository } from './embeds/embeds.repository';
 import { EmbedsService } from './embeds/embeds.service';
@@ -61,6 +63,7 @@ import { GitSyncService } from './git-sync/git-sync.service';
     ReaderFilesController,
     EmbedsController,
     GitSyncController,
+    DocumentsController,
   ],
   providers: [
     ContentRepository,
@@ -85,6 +88,7 @@ import { GitSyncService } from './git-sync/git-sync.service';
     GitSyncService,
     SemanticChangesRepository,
     SemanticChangesService,
+    FillDocumentsJob,
   ],
   exports: [
     RevisionLifecycleService,

@@ -3,6 +3,7 @@ import type { PageWithBody, RevisionContent, RevisionContext, RevisionPages } fr
 import { evaluateDocument, type EvaluationContext, type JsonDocument } from './document';
 import { pageDocument } from './markdown/page-document';
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
+import { RawJson } from '../../common/http/raw-json';
 import { withRelativeRefs } from './markdown/markdown-refs';
 import { RevisionFile } from './revision-file.entity';
 import { PageCover, PageLayout } from './revision-page.entity';
@@ -240,7 +241,8 @@ export class PagePresenter {
     if (page.documentId) json.documentId = page.documentId;
     const markdown = page.markdown ?? '';
     const readable = body.refs === 'relative' ? withRelativeRefs(markdown, page.path ?? '', (id) => this.pathOf(id)) : markdown;
-    if (body.format === 'document') json.document = evaluatedPageDocument(page, body.evaluation);
+    // Unevaluated, a stored document is written into the answer as text by `presentPage`.
+    if (body.format === 'document') json.document = body.evaluation || !page.documentJson ? evaluatedPageDocument(page, body.evaluation) : {};
     else json.markdown = readable;
     return json;
   }
@@ -274,23 +276,37 @@ export function presentPages({ context, pages }: RevisionPages): RevisionPagesJs
   return { pages: new PagePresenter(context, pages).roots() };
 }
 
-/** One page (the first of `pages`) with its descendants, its body as `body` asks. */
-export function presentPage({ context, pages, paths, evaluation }: RevisionPages, body: BodyOptions): RevisionPageJson {
-  return new PagePresenter(context, pages, paths).page(pages[0], { ...body, evaluation });
+/**
+ * One page (the first of `pages`) with its descendants, its body as `body` asks. A stored document
+ * (`documentJson`) that the read does not ask evaluated goes into the answer as PostgreSQL wrote it,
+ * last, never parsed and serialized again.
+ */
+export function presentPage({ context, pages, paths, evaluation }: RevisionPages, body: BodyOptions): RevisionPageJson | RawJson {
+  const json = new PagePresenter(context, pages, paths).page(pages[0], { ...body, evaluation });
+  const stored = body.format === 'document' && !evaluation ? pages[0].documentJson : undefined;
+  if (!stored || !('document' in json)) return json;
+  const { document: _stored, ...rest } = json;
+  const head = JSON.stringify(rest);
+  return new RawJson(`${head.slice(0, -1)},"document":${stored}}`);
+}
+
+/** A page's body as the public `JSONDocument`: the stored one (or, for rows not filled yet and computed pages, a parse). */
+function documentOf(page: PageWithBody): Record<string, unknown> {
+  return page.documentJson ? (JSON.parse(page.documentJson) as Record<string, unknown>) : pageDocument(page.markdown ?? '');
 }
 
 /** A page's body as the public `JSONDocument`, evaluated as the read asks with the page's own variables over the revision's. */
 function evaluatedPageDocument(page: PageWithBody, evaluation: EvaluationContext | undefined): Record<string, unknown> {
-  const document = pageDocument(page.markdown ?? '');
+  const document = documentOf(page);
   if (!evaluation) return document;
   return evaluateDocument(document as unknown as JsonDocument, { ...evaluation, pageVariables: page.variables ?? {} }) as unknown as Record<string, unknown>;
 }
 
-/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`). */
-export function presentPageDocument({ page, evaluation }: { page: PageWithBody; evaluation?: EvaluationContext }): Record<string, unknown> {
+/** A page's body as the public `JSONDocument` (`getPageDocumentInRevisionById`): unevaluated, the stored one as stored. */
+export function presentPageDocument({ page, evaluation }: { page: PageWithBody; evaluation?: EvaluationContext }): Record<string, unknown> | RawJson {
+  if (!evaluation && page.documentJson) return new RawJson(page.documentJson);
   return evaluatedPageDocument(page, evaluation);
 }
-
 /** `RevisionReusableContent` of the public description. */
 export interface RevisionReusableContentJson {
   id: string;

@@ -6,8 +6,11 @@ import type { ComputedSource, PageCover, PageKind, PageLayout, RevisionPage } fr
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import type { Revision } from './revision.entity';
 
-/** A page of a revision with its markdown body (null for groups and links, which have none). */
-export type PageWithBody = RevisionPage & { markdown: string | null };
+/**
+ * A page of a revision with its markdown body (null for groups and links, which have none) and, on
+ * reads that answer it, its stored public document as JSON text (null when the body has none stored yet).
+ */
+export type PageWithBody = RevisionPage & { markdown: string | null; documentJson?: string | null };
 
 /**
  * A page of a revision's tree as it is streamed (depth first, with its depth, 0 at the top): the

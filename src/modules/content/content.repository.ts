@@ -58,10 +58,58 @@ export class ContentRepository {
     return this.withBodies(pages, this.dataSource.manager);
   }
 
-  /** One page of a revision with its body, read by key (no tree walk: the cost does not grow with the revision). */
-  async onePage(revisionId: string, pageId: string): Promise<PageWithBody | null> {
+  /**
+   * One page of a revision with its body, read by key (no tree walk: the cost does not grow with the
+   * revision). With `document`, its stored document instead of its markdown (the markdown only when
+   * no document is stored yet, for the caller to parse).
+   */
+  async onePage(revisionId: string, pageId: string, options: { document?: boolean } = {}): Promise<PageWithBody | null> {
     const page = await this.dataSource.manager.findOne(RevisionPage, { where: { revisionId, pageId } });
-    return page ? (await this.withBodies([page], this.dataSource.manager))[0] : null;
+    if (!page) return null;
+    if (!options.document) return (await this.withBodies([page], this.dataSource.manager))[0];
+    const stored = page.documentId ? await this.storedDocument(page.documentId) : undefined;
+    return Object.assign(page, { documentJson: stored?.document ?? null, markdown: stored?.markdown ?? null });
+  }
+
+  /** Whether a page or reusable content of some revision of the space uses the body `documentId` (each probe by index). */
+  async spaceUsesDocument(spaceId: string, documentId: string): Promise<boolean> {
+    const [row]: { used: boolean }[] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM revision_page_rows r JOIN revisions v ON v.id = r.revision_id WHERE r.document_id = $2 AND v.space_id = $1)
+           OR EXISTS (SELECT 1 FROM revision_reusable_content_rows r JOIN revisions v ON v.id = r.revision_id WHERE r.document_id = $2 AND v.space_id = $1)
+         AS used`,
+      [spaceId, documentId],
+    );
+    return row.used;
+  }
+
+  /**
+   * A body's stored public document as JSON text (never parsed here: most reads send it as it is), or
+   * its markdown when it has none stored yet (a body stored before documents were, until
+   * `FillDocumentsJob` fills it); undefined when no such body exists.
+   */
+  async storedDocument(documentId: string): Promise<{ document: string | null; markdown: string | null } | undefined> {
+    const rows: { document: string | null; markdown: string | null }[] = await this.dataSource.query(
+      `SELECT document::text AS document, CASE WHEN document IS NULL THEN markdown END AS markdown FROM documents WHERE id = $1`,
+      [documentId],
+    );
+    return rows[0];
+  }
+
+  /** Up to `limit` bodies stored without their document, in id order after `after` (`FillDocumentsJob`). */
+  bodiesWithoutDocument(after: string, limit: number): Promise<{ id: string; markdown: string }[]> {
+    return this.dataSource.query(`SELECT id, markdown FROM documents WHERE document IS NULL AND id > $1 ORDER BY id LIMIT $2`, [after, limit]);
+  }
+
+  /** Stores the documents of bodies that still have none (JSON text each); how many were filled. */
+  async fillDocuments(ids: string[], documents: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const [, filled]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE documents d SET document = v.document::jsonb
+       FROM unnest($1::text[], $2::text[]) AS v (id, document)
+       WHERE d.id = v.id AND d.document IS NULL`,
+      [ids, documents],
+    );
+    return filled;
   }
 
   /** Page id → path, for turning stable page refs into relative links: every page of the revision. */

@@ -17,7 +17,6 @@ import { contentError } from './content.errors';
 import { DocumentEvaluation } from './document-evaluation.service';
 import type { EvaluationContext, JsonDocument } from './document';
 import { DocumentQueryDto, PageQueryDto, RevisionFilesQueryDto } from './dto/content-query.dto';
-import { pageDocument } from './markdown/page-document';
 import type { RevisionReusableContent } from './revision-reusable-content.entity';
 import type { ComputedSource } from './revision-page.entity';
 import { RevisionFile } from './revision-file.entity';
@@ -25,6 +24,8 @@ import { Revision } from './revision.entity';
 import { referencedPageIds } from './markdown/markdown-refs';
 import { FileUrlSigner } from './reader-files/file-url-signer';
 import { prepareDocuments } from './text-work/text-workers';
+import { pageDocument } from './markdown/page-document';
+import { RawJson } from '../../common/http/raw-json';
 
 export interface ReadableRevision {
   access: SpaceAccess;
@@ -144,7 +145,7 @@ export class ContentService {
     await this.computedPages.fill(context.organizationId, subtree, query.computed);
     const paths = query['format.markdown.refs'] === 'relative' ? await this.linkedPaths(revision.id, subtree) : undefined;
     if (query.format !== 'document') return { context, pages: subtree, paths };
-    await prepareDocuments([subtree[0].markdown]);
+    await this.withDocument(subtree[0]);
     const evaluation = await this.evaluation.contextFor(revision, query, this.includesOf(query, subtree[0]), claims);
     return { context, pages: subtree, paths, evaluation };
   }
@@ -157,10 +158,10 @@ export class ContentService {
     options: { document?: boolean } = {},
   ): Promise<{ context: RevisionContext; page: PageWithBody }> {
     const { revision, context } = await this.open(access, revisionId);
-    const page = await this.content.onePage(revision.id, pageId);
+    const page = await this.content.onePage(revision.id, pageId, { document: options.document });
     if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
     await this.computedPages.fill(context.organizationId, [page], true);
-    if (options.document) await prepareDocuments([page.markdown]);
+    if (options.document) await this.withDocument(page);
     return { context, page };
   }
 
@@ -173,16 +174,17 @@ export class ContentService {
     claims?: Record<string, unknown>,
   ): Promise<{ page: PageWithBody; evaluation?: EvaluationContext }> {
     const { revision, context } = await this.open(access, revisionId);
-    const page = await this.content.onePage(revision.id, pageId);
+    const page = await this.content.onePage(revision.id, pageId, { document: true });
     if (!page) throw contentError('content.page_not_found', `Page ${pageId} not found`);
     await this.computedPages.fill(context.organizationId, [page], true);
-    await prepareDocuments([page.markdown]);
+    await this.withDocument(page);
     return { page, evaluation: await this.evaluation.contextFor(revision, query, this.includesOf(query, page), claims) };
   }
 
   /** The page's document when its includes are to be loaded (`dereferenced`); none otherwise, so it is not parsed for nothing. */
   private includesOf(query: DocumentQueryDto, page: PageWithBody): JsonDocument[] {
-    return query.dereferenced ? [pageDocument(page.markdown ?? '') as unknown as JsonDocument] : [];
+    if (!query.dereferenced) return [];
+    return [(page.documentJson ? JSON.parse(page.documentJson) : pageDocument(page.markdown ?? '')) as JsonDocument];
   }
 
   /** A reusable content of a revision (the active one when `revisionId` is undefined); 404 when it has none by that id. */
@@ -234,6 +236,35 @@ export class ContentService {
     if (markdown === undefined) throw contentError('content.computed_source_unsupported', `source.type: ${type} has no generator here`);
     await prepareDocuments([markdown]);
     return pageDocument(markdown) as unknown as JsonDocument;
+  }
+
+  /**
+   * Gives a page read as a document its stored document (`documents.document`, written with the
+   * body). A body without one is parsed as the presenter answers it (large ones in the worker pool):
+   * a computed page's generated body, or a body stored before documents were, until
+   * `FillDocumentsJob` fills it.
+   */
+  private async withDocument(page: PageWithBody): Promise<void> {
+    if (page.computed) page.documentJson = null;
+    else if (page.documentJson === undefined && page.documentId) {
+      const stored = await this.content.storedDocument(page.documentId);
+      page.documentJson = stored?.document ?? null;
+    }
+    if (!page.documentJson) await prepareDocuments([page.markdown]);
+  }
+
+  /**
+   * A body by its id (`getDocumentById`) as its public document: only a body that a revision of the
+   * space uses (a page or a reusable content), never another space's; 404 otherwise.
+   */
+  async documentById(access: SpaceAccess, documentId: string): Promise<Record<string, unknown> | RawJson> {
+    const notFound = () => contentError('content.document_not_found', `Document ${documentId} not found in space ${access.space.id}`);
+    if (!(await this.content.spaceUsesDocument(access.space.id, documentId))) throw notFound();
+    const stored = await this.content.storedDocument(documentId);
+    if (!stored) throw notFound();
+    if (stored.document) return new RawJson(stored.document);
+    await prepareDocuments([stored.markdown]);
+    return pageDocument(stored.markdown ?? '');
   }
 
   /** Paths of the pages `pages` link to that are not among them. */

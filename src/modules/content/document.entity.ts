@@ -13,6 +13,14 @@ export class ContentDocument {
   @Column('tsvector', { select: false })
   tsv: string;
 
+  /**
+   * The public `JSONDocument` of `markdown` (`markdownToDocument`), stored with the body; null for a
+   * body stored before documents were, until `FillDocumentsJob` fills it. Read only by the reads
+   * that answer it.
+   */
+  @Column('jsonb', { select: false, nullable: true })
+  document: Record<string, unknown> | null;
+
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 }

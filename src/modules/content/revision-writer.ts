@@ -7,6 +7,7 @@ import { ContentDocument } from './document.entity';
 import { copyRows, jsonb, textArray } from './copy-rows';
 import { collectLinks } from './links/link-classifier';
 import { splitSections } from './markdown/markdown';
+import { storedDocumentJson } from './markdown/page-document';
 import { prepareMarkdown } from './text-work/text-workers';
 import { RevisionFile } from './revision-file.entity';
 import { ComputedSource, RevisionPage } from './revision-page.entity';
@@ -116,7 +117,7 @@ export class RevisionWriter {
     const keys = deriveTreeKeys(draft.pages);
 
     const markdownById = this.hashBodies([...draft.pages, ...(draft.reusableContents ?? [])]);
-    // Links and search sections of large bodies, derived in the worker pool (422 past its time limit).
+    // Links, search sections and documents of large bodies, derived in the worker pool (422 past its time limit).
     await prepareMarkdown(markdownById.values());
     // Never more connections than the pool has beside this transaction's (a pool of one stores in the transaction).
     const poolSize = Number((this.dataSource.options.extra as { max?: number } | undefined)?.max ?? 10);
@@ -273,11 +274,12 @@ export class RevisionWriter {
   }
 
   /**
-   * Stores the bodies of `entries` not stored yet, with their search sections, in one statement. A
-   * body is turned into lexemes once (`documents.tsv`, for page-level search); its sections keep
-   * only their text and are matched when a search returns their page. Sections are split in
-   * JavaScript only for bodies not found by the first look-up, and inserted for those the insert
-   * reports as new.
+   * Stores the bodies of `entries` not stored yet, with their public document and their search
+   * sections, in one statement. A body is turned into lexemes once (`documents.tsv`, for page-level
+   * search); its sections keep only their text and are matched when a search returns their page.
+   * Documents and sections are derived in JavaScript only for bodies not found by the first
+   * look-up (large ones already were, in the worker pool: `prepareMarkdown`), and sections
+   * inserted for those the insert reports as new.
    */
   private async insertDocuments(entries: [string, string][], em: EntityManager): Promise<void> {
     const existing = new Set(
@@ -286,14 +288,17 @@ export class RevisionWriter {
     const fresh = entries.filter(([id]) => !existing.has(id));
     if (fresh.length === 0) return;
     const sections = fresh.map(([, markdown]) => splitSections(markdown));
+    const documents = fresh.map(([, markdown]) => storedDocumentJson(markdown));
     const rows = fresh.flatMap(([id], i) => sections[i].map((section, position) => ({ id, position, ...section })));
     await em.query(
       `WITH inserted AS (
-         INSERT INTO documents (id, markdown, tsv)
+         INSERT INTO documents (id, markdown, tsv, document)
          SELECT d.id, d.markdown,
                 setweight(to_tsvector('${SEARCH_CONFIG}', left(d.headings, ${MAX_INDEXED_CHARS})), 'B') ||
-                setweight(to_tsvector('${SEARCH_CONFIG}', left(d.body, ${MAX_INDEXED_CHARS})), 'C')
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d (id, markdown, headings, body)
+                setweight(to_tsvector('${SEARCH_CONFIG}', left(d.body, ${MAX_INDEXED_CHARS})), 'C'),
+                j.document::jsonb
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS d (id, markdown, headings, body, n)
+         JOIN json_array_elements($10::json) WITH ORDINALITY AS j (document, n) USING (n)
          ON CONFLICT (id) DO NOTHING
          RETURNING id
        )
@@ -311,6 +316,9 @@ export class RevisionWriter {
         rows.map((row) => row.anchor),
         rows.map((row) => row.heading),
         rows.map((row) => row.body),
+        // One JSON array rather than a text[]: PostgreSQL reads an array literal's quotes one escape at a
+        // time, and a document is mostly quotes (bench/document-store.bench.ts).
+        `[${documents.join(',')}]`,
       ],
     );
   }

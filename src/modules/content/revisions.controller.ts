@@ -1,3 +1,4 @@
+import { RawJson } from '../../common/http/raw-json';
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -133,7 +134,7 @@ export class RevisionsController {
     @Param('pageId') pageId: string,
     @Query() query: PageQueryDto,
     @Req() req: Request,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, revisionId, { pageId }, query, siteTokenClaims(req)), {
       format: query.format,
       refs: query['format.markdown.refs'],
@@ -150,7 +151,7 @@ export class RevisionsController {
     @Param('pageId') pageId: string,
     @Query() query: DocumentQueryDto,
     @Req() req: Request,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Record<string, unknown> | RawJson> {
     return presentPageDocument(await this.content.pageDocument(access, revisionId, pageId, query, siteTokenClaims(req)));
   }
 
@@ -205,7 +206,7 @@ export class RevisionsController {
     @Param('pagePath') pagePath: string | string[],
     @Query() query: PageQueryDto,
     @Req() req: Request,
-  ): Promise<RevisionPageJson> {
+  ): Promise<RevisionPageJson | RawJson> {
     return presentPage(await this.content.page(access, revisionId, { path: joinPath(pagePath) }, query, siteTokenClaims(req)), {
       format: query.format,
       refs: query['format.markdown.refs'],

@@ -1,3 +1,5 @@
+import { DocumentInputError } from '../../content/document/document-input';
+import { writtenDocumentMarkdownOffLoop } from '../../content/text-work/text-workers';
 import { changeRequestError } from '../change-request.errors';
 
 /**
@@ -17,7 +19,15 @@ export interface PageSettings {
   noRobotsIndex?: boolean;
 }
 
-export interface InsertPageChange extends PageSettings {
+/** A body given as a `JSONDocument` (`{"document": …}`): written as Markdown by `resolveDocuments` before the change applies. */
+export interface WrittenBody {
+  /** The JSON document as given; set until `resolveDocuments` has written `markdown` from it. */
+  written?: unknown;
+  /** Whether `markdown` was written from a JSON document (no front matter or leading heading is read from it then). */
+  fromDocument?: boolean;
+}
+
+export interface InsertPageChange extends PageSettings, WrittenBody {
   operation: 'insert_page';
   into?: string;
   at?: number;
@@ -26,7 +36,7 @@ export interface InsertPageChange extends PageSettings {
   computed?: Record<string, unknown> | null;
 }
 
-export interface UpdatePageChange extends PageSettings {
+export interface UpdatePageChange extends PageSettings, WrittenBody {
   operation: 'update_page';
   page: string;
   markdown?: string;
@@ -111,19 +121,31 @@ function parseChange(item: unknown, index: number): ContentChange {
   const read = new Reader(item, index);
   switch (op) {
     case 'insert_page': {
-      const markdown = read.document(true) as string;
-      return { operation: op, ...read.settings(), into: read.string('into'), at: read.index('at'), ref: read.ref(), markdown, computed: read.computed() };
+      const body = read.document(true) as Body;
+      return {
+        operation: op,
+        ...read.settings(),
+        into: read.string('into'),
+        at: read.index('at'),
+        ref: read.ref(),
+        markdown: body.markdown ?? '',
+        ...('written' in body ? { written: body.written } : {}),
+        computed: read.computed(),
+      };
     }
-    case 'update_page':
+    case 'update_page': {
+      const body = read.document(false);
       return {
         operation: op,
         page: read.string('page', true) as string,
         ...read.settings(),
-        markdown: read.document(false),
+        markdown: body?.markdown,
+        ...(body && 'written' in body ? { written: body.written } : {}),
         into: read.nullableString('into'),
         at: read.index('at'),
         computed: read.computed(),
       };
+    }
     case 'delete_page':
       return { operation: op, page: read.string('page', true) as string };
     case 'revert_page':
@@ -133,6 +155,27 @@ function parseChange(item: unknown, index: number): ContentChange {
       return { operation: op, files: read.files() };
   }
 }
+
+/**
+ * Writes the Markdown of every change whose body is a JSON document (checked against the public
+ * schema, bounded in size, large ones in the text worker pool). The first invalid document answers
+ * 400 naming the change and the path in it; nothing is written before every body is resolved.
+ */
+export async function resolveDocuments(changes: ContentChange[]): Promise<void> {
+  for (const [index, change] of changes.entries()) {
+    if ((change.operation !== 'insert_page' && change.operation !== 'update_page') || !('written' in change)) continue;
+    try {
+      change.markdown = await writtenDocumentMarkdownOffLoop(change.written);
+    } catch (error) {
+      if (!(error instanceof DocumentInputError)) throw error;
+      throw invalidChange(index, `.document.document${error.path.replace(/\//g, '.')}: ${error.problem}`);
+    }
+    delete change.written;
+    change.fromDocument = true;
+  }
+}
+
+type Body = { markdown: string } | { markdown?: undefined; written: unknown };
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -207,17 +250,23 @@ class Reader {
     return settings;
   }
 
-  /** The markdown of `document` ({ markdown } or {} for an empty page); JSON documents are refused. */
-  document(required: boolean): string | undefined {
+  /**
+   * The body of `document` (the public `Document`): `{"markdown": "…"}`, `{}` for an empty page, or
+   * `{"document": <JSONDocument>}`, kept as given for `resolveDocuments` to check and write.
+   */
+  document(required: boolean): Body | undefined {
     const document = this.item.document;
     if (document === undefined) return required ? this.fail('document', 'is required') : undefined;
     if (!isObject(document)) this.fail('document', 'must be an object');
-    if ('document' in document) this.fail('document', 'only markdown documents ({"markdown": "…"}) are accepted');
     const keys = Object.keys(document);
-    if (keys.length === 0) return '';
-    if (keys.some((key) => key !== 'markdown')) this.fail('document', 'must be {"markdown": "…"} or {}');
+    if (keys.length === 0) return { markdown: '' };
+    if (keys.length > 1 || (keys[0] !== 'markdown' && keys[0] !== 'document')) this.fail('document', 'must be {"markdown": "…"}, {"document": {…}} or {}');
+    if (keys[0] === 'document') {
+      if (!isObject(document.document)) this.fail('document.document', 'must be a JSON document object');
+      return { written: document.document };
+    }
     if (typeof document.markdown !== 'string') this.fail('document.markdown', 'must be a string');
-    return document.markdown;
+    return { markdown: document.markdown };
   }
 
   computed(): Record<string, unknown> | null | undefined {

@@ -112,11 +112,12 @@ export class TreeEditor {
   insertPage(index: number, change: InsertPageChange): string {
     const into = change.into ?? null;
     this.requireParent(index, into);
-    const front = readFrontmatter(change.markdown);
+    // Markdown's front matter and leading heading say the title (as Git Sync reads them); a JSON document's body is kept whole.
+    const front = change.fromDocument ? { body: change.markdown } : readFrontmatter(change.markdown);
     let body = front.body;
     // The front matter's title, then a leading heading (which then leaves the body), then `title`.
     let title = front.title;
-    if (!title) {
+    if (!title && !change.fromDocument) {
       const heading = leadingHeading(body);
       if (heading) {
         title = heading.title;
@@ -163,7 +164,7 @@ export class TreeEditor {
     const page = this.require(index, change.page);
     this.applySettings(page, change);
     if (change.markdown !== undefined) {
-      const front = readFrontmatter(change.markdown);
+      const front = change.fromDocument ? { body: change.markdown } : readFrontmatter(change.markdown);
       page.markdown = front.body;
       if (front.title) page.title = checkDocumentTitle(index, front.title);
       if (front.description) page.description = front.description;

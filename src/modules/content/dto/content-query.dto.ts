@@ -71,3 +71,11 @@ export class PageQueryDto extends IntersectionType(RevisionQueryDto, DocumentQue
   @IsIn(['relative', 'stable'])
   'format.markdown.refs': 'relative' | 'stable' = 'relative';
 }
+
+/** `getDocumentById`: `schema` names the document schema version; Quire has one, answered for both. */
+export class DocumentByIdQueryDto {
+  @ApiPropertyOptional({ enum: ['current', 'next'], description: 'Version of the schema used for the document (one version here: both answer it)' })
+  @Optional()
+  @IsIn(['current', 'next'])
+  schema?: 'current' | 'next';
+}

@@ -46,24 +46,27 @@ export function parseMarkdown(markdown: string): Token[] {
 interface Derived {
   links: MarkdownLink[];
   sections: Section[];
+  /** The body's public document as JSON text (`markdownToDocument`). */
+  document: string;
 }
-/** Derivations kept for the write that asked for them: at most this long, and this many characters of bodies in all. */
+/** Derivations kept for the write that asked for them: at most this long, and this many characters of bodies and documents in all. */
 const DERIVED_MS = 60_000;
-const DERIVED_MAX_CHARS = 64 * 1024 * 1024;
-const derived = new Map<string, { value: Derived; at: number }>();
+const DERIVED_MAX_CHARS = 96 * 1024 * 1024;
+const derived = new Map<string, { value: Derived; at: number; chars: number }>();
 let derivedChars = 0;
 
-/** Keeps what the worker pool derived from `markdown`, for `markdownLinks` and `splitSections` of the same text. */
+/** Keeps what the worker pool derived from `markdown`, for `markdownLinks`, `splitSections` and `storedDocumentJson` of the same text. */
 export function rememberDerived(markdown: string, value: Derived): void {
   const now = Date.now();
   if (derived.has(markdown)) return;
-  derived.set(markdown, { value, at: now });
-  derivedChars += markdown.length;
+  const chars = markdown.length + value.document.length;
+  derived.set(markdown, { value, at: now, chars });
+  derivedChars += chars;
   // Oldest first: drop the expired ones and, past the bound, the oldest.
   for (const [key, entry] of derived) {
     if (key === markdown || (now - entry.at < DERIVED_MS && derivedChars <= DERIVED_MAX_CHARS)) break;
     derived.delete(key);
-    derivedChars -= key.length;
+    derivedChars -= entry.chars;
   }
 }
 

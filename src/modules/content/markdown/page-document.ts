@@ -1,4 +1,5 @@
 import { markdownToDocument } from '../document';
+import { derivedOf } from './markdown';
 
 /** Documents parsed off the event loop for the read that asked (`prepareDocuments`), kept briefly for its presenter. */
 const PREPARED_MS = 10_000;
@@ -29,4 +30,12 @@ export function pageDocument(markdown: string): Record<string, unknown> {
   const known = prepared.get(markdown);
   if (known && Date.now() - known.at < PREPARED_MS) return known.document;
   return markdownToDocument(markdown) as unknown as Record<string, unknown>;
+}
+
+/**
+ * The document a write stores beside a new body (`documents.document`), as JSON text: the one the
+ * worker pool derived for a large body (`prepareMarkdown`), else parsed here.
+ */
+export function storedDocumentJson(markdown: string): string {
+  return derivedOf(markdown)?.document ?? JSON.stringify(markdownToDocument(markdown));
 }

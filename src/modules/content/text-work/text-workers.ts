@@ -6,6 +6,7 @@ import type { ExtractedPage } from '../import/html-extract';
 import { PageTooDeepError } from '../import/html-extract';
 import { rememberDerived, derivedOf } from '../markdown/markdown';
 import { rememberDocument } from '../markdown/page-document';
+import { DocumentInputError, measureDocument, writtenDocumentMarkdown } from '../document/document-input';
 import type { ImportLinkMap, TextJob, TextJobAnswer } from './text.worker';
 
 /** A text job running longer than this is stopped (its worker replaced) and its request refused (422 `content.text_time_limit`). */
@@ -22,7 +23,7 @@ export const TEXT_WORKER_MIN_LENGTH = 16 * 1024;
 export const TEXT_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
 const describe = (job: TextJob): string =>
-  job.kind === 'markdown' || job.kind === 'document' ? `${job.kind} (${job.markdown.length} chars)` : `HTML ${job.kind} (${job.html.length} chars)`;
+  'markdown' in job ? `${job.kind} (${job.markdown.length} chars)` : 'html' in job ? `HTML ${job.kind} (${job.html.length} chars)` : job.kind;
 
 /**
  * The process's one pool for markdown derived at write time and for HTML import (`common/workers/`),
@@ -37,7 +38,7 @@ function textPool(): WorkerPool<TextJob, TextJobAnswer> {
     size: TEXT_WORKERS,
     timeoutMs: TEXT_JOB_TIMEOUT_MS,
     heapMb: 1024,
-    timeoutError: (job) => textTimeLimitError(job.kind === 'markdown' || job.kind === 'document' ? 'markdown' : 'html'),
+    timeoutError: (job) => textTimeLimitError('html' in job ? 'html' : 'markdown'),
     invalidError: (message) => new PageTooDeepError(message),
     describe,
   });
@@ -53,8 +54,9 @@ export function textTimeLimitError(what: 'markdown' | 'html'): Error {
 export const textWorkerStats = () => textPool().stats();
 
 /**
- * Derives the links and search sections of every body of at least TEXT_WORKER_MIN_LENGTH in the
- * worker pool, and keeps them for the write's synchronous readers (`markdownLinks`, `splitSections`).
+ * Derives the links, search sections and public document of every body of at least TEXT_WORKER_MIN_LENGTH in the
+ * worker pool, and keeps them for the write's synchronous readers (`markdownLinks`, `splitSections`,
+ * `storedDocumentJson`).
  * Rejects with 422 `content.text_time_limit` when a body takes longer than TEXT_JOB_TIMEOUT_MS.
  */
 export async function prepareMarkdown(bodies: Iterable<string>): Promise<void> {
@@ -65,6 +67,27 @@ export async function prepareMarkdown(bodies: Iterable<string>): Promise<void> {
       if (answer.derived) rememberDerived(markdown, answer.derived);
     }),
   );
+}
+
+/**
+ * Written documents with at least this many nodes are checked and written as Markdown in the worker
+ * pool (a body of 1 MB, the request bound, holds ~20,000; checking and writing cost ~10 µs a node).
+ */
+export const DOCUMENT_WORKER_MIN_NODES = 2000;
+
+/**
+ * The Markdown a written `JSONDocument` is stored as (`writtenDocumentMarkdown`): measured on the
+ * loop, then checked and written there when small, in the worker pool when large (its links,
+ * sections and document then derived there too, for the write: `prepareMarkdown` finds them).
+ * Throws DocumentInputError for an invalid document.
+ */
+export async function writtenDocumentMarkdownOffLoop(document: unknown): Promise<string> {
+  if (measureDocument(document) < DOCUMENT_WORKER_MIN_NODES) return writtenDocumentMarkdown(document);
+  const answer = await textPool().run({ kind: 'written-document', document });
+  if (answer.problem) throw new DocumentInputError(answer.problem.path, answer.problem.message);
+  const markdown = answer.markdown ?? '';
+  if (answer.derived) rememberDerived(markdown, answer.derived);
+  return markdown;
 }
 
 /** `extractPage` in the worker pool: rejects with PageTooDeepError, or 422 `content.text_time_limit`. */
@@ -78,8 +101,19 @@ export async function convertPageOffLoop(html: string, map: ImportLinkMap): Prom
 }
 
 /**
- * Parses the bodies a read answers as documents (`format=document`, the page-document route) in the
- * worker pool when they are at least TEXT_WORKER_MIN_LENGTH long, for `pageDocument` to pick up; a
+ * A body's public document as JSON text, parsed in the worker pool whatever its size (bodies stored
+ * before documents were: `FillDocumentsJob`). Rejects with 422 `content.text_time_limit` past
+ * TEXT_JOB_TIMEOUT_MS.
+ */
+export async function documentJsonOffLoop(markdown: string): Promise<string> {
+  return (await textPool().run({ kind: 'document-json', markdown })).json as string;
+}
+
+/**
+ * Parses the bodies a read answers as documents (`format=document`, the page-document route) and
+ * finds none stored for (a body stored before documents were, until `FillDocumentsJob` fills it; a
+ * computed page's generated body; a comment) in the worker pool when they are at least
+ * TEXT_WORKER_MIN_LENGTH long, for `pageDocument` to pick up; a
  * 1 MB body costs ~0.5 s of parsing, which would otherwise hold the event loop. Rejects with 422
  * `content.text_time_limit` past TEXT_JOB_TIMEOUT_MS.
  */

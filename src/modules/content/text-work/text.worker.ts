@@ -4,12 +4,14 @@ import { ExtractedPage, extractPage, PageTooDeepError } from '../import/html-ext
 import { htmlToMarkdown } from '../import/html-to-markdown';
 import { ImportScope, inScope, normalizePageUrl, spacePathOf } from '../import/site-scope';
 import { markdownToDocument } from '../document';
+import { DocumentInputError, writtenDocumentMarkdown } from '../document/document-input';
 import { fileRef, MarkdownLink, markdownLinks, pageRef, Section, splitSections } from '../markdown/markdown';
 
-/** What a write derives from a page body: its links and its search sections. */
+/** What a write derives from a page body: its links, its search sections and its public document (as JSON text, cheap to pass back). */
 export interface DerivedMarkdown {
   links: MarkdownLink[];
   sections: Section[];
+  document: string;
 }
 
 /** How an imported page's links and images are rewritten (the data behind `WebsiteImportService.convert`'s callbacks). */
@@ -25,6 +27,8 @@ export interface ImportLinkMap {
 export type TextJob =
   | { kind: 'markdown'; markdown: string }
   | { kind: 'document'; markdown: string }
+  | { kind: 'document-json'; markdown: string }
+  | { kind: 'written-document'; document: unknown }
   | { kind: 'extract'; html: string; url: string }
   | { kind: 'convert'; html: string; map: ImportLinkMap };
 
@@ -33,6 +37,10 @@ export interface TextJobAnswer extends WorkerAnswer {
   extracted?: ExtractedPage;
   markdown?: string;
   document?: Record<string, unknown>;
+  /** `document-json`: the document as JSON text. */
+  json?: string;
+  /** `written-document`: why the document was refused (`DocumentInputError`), instead of `markdown` and `derived`. */
+  problem?: { path: string; message: string };
 }
 
 /** The markdown of an imported page's main content, its links pointing at the imported pages and files. */
@@ -56,9 +64,24 @@ export function convertImportedPage(html: string, map: ImportLinkMap): string {
   return htmlToMarkdown(html, rewriteLink, rewriteImage);
 }
 
+/** Everything a write stores beside a body (`RevisionWriter.insertDocuments`), on whichever thread runs it. */
+export function deriveMarkdown(markdown: string): DerivedMarkdown {
+  return { links: markdownLinks(markdown), sections: splitSections(markdown), document: JSON.stringify(markdownToDocument(markdown)) };
+}
+
 function perform(job: TextJob): TextJobAnswer {
-  if (job.kind === 'markdown') return { ok: true, derived: { links: markdownLinks(job.markdown), sections: splitSections(job.markdown) } };
+  if (job.kind === 'markdown') return { ok: true, derived: deriveMarkdown(job.markdown) };
   if (job.kind === 'document') return { ok: true, document: markdownToDocument(job.markdown) as unknown as Record<string, unknown> };
+  if (job.kind === 'document-json') return { ok: true, json: JSON.stringify(markdownToDocument(job.markdown)) };
+  if (job.kind === 'written-document') {
+    try {
+      const markdown = writtenDocumentMarkdown(job.document);
+      return { ok: true, markdown, derived: deriveMarkdown(markdown) };
+    } catch (error) {
+      if (error instanceof DocumentInputError) return { ok: true, problem: { path: error.path, message: error.problem } };
+      throw error;
+    }
+  }
   if (job.kind === 'extract') return { ok: true, extracted: extractPage(job.html, job.url) };
   return { ok: true, markdown: convertImportedPage(job.html, job.map) };
 }
