@@ -1,10 +1,10 @@
 import { GitBookAPI } from '@gitbook/api';
 import type { Response } from 'supertest';
-import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { createChangeRequest } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { createReaderSite, ReaderSite, unsignedJwt, useTestRedirects, visitorJwt } from '../support/published-builders';
-import { sitePath } from '../support/site-builders';
+import { createSiteWithSpaces, sitePath } from '../support/site-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -39,7 +39,7 @@ const PATH_OF: Record<PathKind, string> = {
 };
 
 type Expected =
-  | { status: 200; content: { space: 'guides' | 'legacy' | 'api'; pathname: string; basePath: string } }
+  | { status: 200; content: { space: 'guides' | 'legacy' | 'api'; pathname: string; basePath: string; complete?: false } }
   | { status: 200; redirect: string }
   | { status: 401 | 404 };
 
@@ -54,7 +54,8 @@ function gate(visibility: Visibility, credential: Credential): 'open' | 404 | 40
 function answer(path: PathKind): Expected {
   switch (path) {
     case 'root':
-      return { status: 200, content: { space: 'guides', pathname: '', basePath: '' } };
+      // The default section's default variant: a section's or a variant's path may still follow.
+      return { status: 200, content: { space: 'guides', pathname: '', basePath: '', complete: false } };
     case 'section':
       return { status: 200, content: { space: 'api', pathname: 'reference', basePath: 'api/' } };
     case 'variant':
@@ -176,7 +177,7 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
               siteBasePath,
               canonicalUrl: `http://readers.test${siteBasePath}${content.basePath}${content.pathname}`,
               apiToken: 'string',
-              complete: true,
+              complete: content.complete ?? true,
               ...(visibility === 'share-link' ? { shareKey: reader.key } : {}),
               ...(visibility === 'unlisted' ? { noIndex: true } : {}),
             },
@@ -239,6 +240,50 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
       .expect(200);
     expectContract(old, 'getPublishedContentByUrl');
     expect(old.body).toMatchObject({ space: reader.spaces.legacy, pathname: 'intro' });
+  });
+
+  /**
+   * GitBook's renderer resolves several prefixes of a URL at once (the host alone, then one to four
+   * path segments) and keeps the first answer that is `complete` (or the full URL's): a prefix that
+   * stops where a section's or a variant's path may still follow must say `complete: false`, else the
+   * rest of the URL is read as a page path of the default level (`…/docs` + `api/reference` would be
+   * the page `api/reference` of the guides). Expected, for the reader site (sections `guides` with
+   * variants `v2` default and `v1`, and `api` with one site space):
+   */
+  it("complete: false where a section's or a variant's path may still follow", async () => {
+    const reader = sites.get('public')!;
+    const complete = async (url: string) => (await t.http.post('/v1/urls/published').send({ url }).expect(200)).body.complete;
+    // The organization's address without the site's basename: the basename may follow.
+    expect(await complete(`${PUBLISHED_BASE_URL}/${reader.orgHostname}`)).toBe(false);
+    // The site's root: the default section (another could be named), its default variant (v1 could be).
+    expect(await complete(`${reader.base}`)).toBe(false);
+    expect(await complete(`${reader.base}/`)).toBe(false);
+    // A section with one site space: nothing else may follow but a page path.
+    expect(await complete(`${reader.base}/api`)).toBe(true);
+    // A variant named: complete.
+    expect(await complete(`${reader.base}/v1`)).toBe(true);
+    // A page path ends the site's own segments.
+    expect(await complete(`${reader.base}/intro`)).toBe(true);
+    expect(await complete(`${reader.base}/api/reference`)).toBe(true);
+    // A site with one space at the root of its own hostname: nothing may follow but a page path.
+    const org = await createOrganization(t);
+    const { site } = await createSiteWithSpaces(t, org, 1);
+    const hostname = `${unique('solo')}.readers.test`.toLowerCase();
+    await t.http
+      .patch(sitePath(org, site.id))
+      .set(...org.admin.auth)
+      .send({ hostname })
+      .expect(200);
+    await t.http
+      .post(`${sitePath(org, site.id)}/publish`)
+      .set(...org.admin.auth)
+      .expect(200);
+    const res = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `https://${hostname}/` })
+      .expect(200);
+    expectContract(res, 'resolvePublishedContentByUrl');
+    expect(res.body).toMatchObject({ pathname: '', basePath: '/', complete: true });
   });
 
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {

@@ -102,6 +102,8 @@ export class PublishedService {
       siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
       segments = segments.slice(1);
     }
+    // An organization's address that did not name its site: a site's basename may still follow.
+    const siteNamed = locator.kind === 'hostname' || site.matched;
 
     // Visibility: a share link's key, or a visitor's JWT.
     if (site.visibility === 'share-link' && !site.shareKeyOpens) throw notFound(input.url);
@@ -116,7 +118,7 @@ export class PublishedService {
     }
     const claims = visitorClaims(site.adaptiveSchema, signed, input.unsignedClaims ?? null);
 
-    const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
+    const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer, siteNamed);
     if (found) return found;
     return this.redirectOr404(url, input.url, site, siteBase, segments, claims);
   }
@@ -130,6 +132,7 @@ export class PublishedService {
     claims: VisitorClaims,
     shareKey?: string,
     previewer?: () => Promise<Previewer | undefined>,
+    siteNamed = true,
   ): Promise<PublishedLookup | null> {
     const levels = visibleLevels(site, claims);
     if (levels.length === 0) return null;
@@ -157,6 +160,11 @@ export class PublishedService {
         rest = rest.slice(1);
       }
     }
+    // Whether the walk stopped on a default where a site's basename, a section's or a variant's path
+    // could still be named: a URL that ends there is not the whole site address (`complete: false`),
+    // so the renderer, which resolves several prefixes of a URL at once, does not read the segments
+    // that follow as a page path of the default.
+    const open = spacePrefix === '' && ((sectionPrefix === '' && (!siteNamed || levels.length > 1)) || level.siteSpaces.length > 1);
     // `~/changes/{id}/…`: a change request's preview, for a caller allowed to see it. Other `~` paths
     // (the renderer's own routes) are not published content.
     let preview: { id: string; revisionId: string } | null = null;
@@ -168,6 +176,8 @@ export class PublishedService {
     if (rest[0]?.startsWith('~')) return null;
     const revisionId = preview?.revisionId ?? row.revisionId;
     const pathname = rest.join('/');
+    // A page path (or a preview) ends the site's own segments.
+    const complete = pathname !== '' || preview !== null || !open;
     if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) return null;
 
     const previewPrefix = preview ? `~/changes/${encodeURIComponent(preview.id)}/` : '';
@@ -195,7 +205,7 @@ export class PublishedService {
         claims,
         changeRequestId: preview?.id,
       }),
-      complete: true,
+      complete,
     };
     if (site.visibility === 'share-link' && shareKey !== undefined) content.shareKey = shareKey;
     if (site.visibility === 'unlisted') content.noIndex = true;
