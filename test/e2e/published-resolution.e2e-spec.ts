@@ -286,6 +286,70 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expect(res.body).toMatchObject({ pathname: '', basePath: '/', complete: true });
   });
 
+  /**
+   * GitBook's renderer drops a URL's query before it resolves the URL, and serves a share link as the
+   * first path segment below the site's base (`<site>/<key>/<path>`). Expected: the key's segment
+   * opens the site like `?share=`, and belongs to `siteBasePath` and `basePath` (the renderer builds
+   * every link from them, so the key stays in each); a revoked key, another site's key or none → 404.
+   */
+  it('share-link: the key as the first path segment below the site opens it, and stays in the base paths', async () => {
+    const reader = sites.get('share-link')!;
+    const siteBasePath = `/sites/${reader.orgHostname}/docs/${reader.key}/`;
+    const cases: [string, { space: 'guides' | 'api' | 'legacy'; pathname: string; basePath: string; complete: boolean }][] = [
+      ['', { space: 'guides', pathname: '', basePath: '', complete: false }],
+      ['api/reference', { space: 'api', pathname: 'reference', basePath: 'api/', complete: true }],
+      ['v1/intro', { space: 'legacy', pathname: 'intro', basePath: 'v1/', complete: true }],
+      ['getting-started/install', { space: 'guides', pathname: 'getting-started/install', basePath: '', complete: true }],
+    ];
+    for (const [path, expected] of cases) {
+      const res = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/${reader.key}/${path}` })
+        .expect(200);
+      expectContract(res, 'resolvePublishedContentByUrl');
+      expect({ path, body: { ...res.body, apiToken: typeof res.body.apiToken, revision: typeof res.body.revision } }).toEqual({
+        path,
+        body: {
+          organization: reader.org.id,
+          site: reader.site.id,
+          siteSection: expected.space === 'api' ? reader.sections.api : reader.sections.guides,
+          siteSpace: reader.siteSpaces[expected.space],
+          space: reader.spaces[expected.space],
+          revision: 'string',
+          pathname: expected.pathname,
+          basePath: `${siteBasePath}${expected.basePath}`,
+          siteBasePath,
+          canonicalUrl: `http://readers.test${siteBasePath}${expected.basePath}${expected.pathname}`,
+          apiToken: 'string',
+          complete: expected.complete,
+          shareKey: reader.key,
+        },
+      });
+    }
+    // A redirect below the key keeps the key.
+    const moved = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/${reader.key}/old-install` })
+      .expect(200);
+    expect(moved.body).toEqual({ target: 'content', redirect: `http://readers.test${siteBasePath}getting-started/install` });
+    // Revoked, deleted, unknown or no key: 404, as with `?share=`.
+    const links = `${sitePath(reader.org, reader.site.id)}/share-links`;
+    const deleted = (
+      await t.http
+        .post(links)
+        .set(...reader.org.admin.auth)
+        .send({ name: 'Gone' })
+        .expect(201)
+    ).body;
+    await t.http.delete(`${links}/${deleted.id}`).set(...reader.org.admin.auth);
+    for (const path of [`${reader.revoked}/intro`, `${deleted.key}/intro`, 'not-a-key/intro', 'intro']) {
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/${path}` }), 404);
+    }
+    // On a public site a segment is never read as a key: it is a path like any other.
+    const open = sites.get('public')!;
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${open.base}/${reader.key}/intro` }), 404);
+  });
+
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
     const reader = sites.get('public')!;
     for (const [path, to] of [

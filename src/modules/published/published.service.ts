@@ -90,17 +90,28 @@ export class PublishedService {
     }
     const locator = locate(url, this.config.published);
     if (!locator) throw notFound(input.url);
-    const shareKey = url.searchParams.get('share') ?? undefined;
-    const site = await this.repository.snapshot(
-      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] },
-      shareKey,
-    );
+    let shareKey = url.searchParams.get('share') ?? undefined;
+    const siteKey =
+      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] };
+    let site = await this.repository.snapshot(siteKey, shareKey);
     if (!site || !site.published) throw notFound(input.url);
     let siteBase = `${locator.prefix}/`;
     let segments = locator.segments;
     if (locator.kind === 'organization' && site.matched) {
       siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
       segments = segments.slice(1);
+    }
+    // A share link's key is also the first segment below the site's base (`<site>/<key>/<path>`, the
+    // form GitBook's renderer serves: it drops a URL's query before resolving it). The key then
+    // belongs to the site's base, so the renderer's links keep it.
+    if (site.visibility === 'share-link' && shareKey === undefined && segments.length > 0) {
+      const keyed = await this.repository.snapshot(siteKey, segments[0]);
+      if (keyed?.published && keyed.shareKeyOpens) {
+        site = keyed;
+        shareKey = segments[0];
+        siteBase = `${siteBase}${encodeURIComponent(segments[0])}/`;
+        segments = segments.slice(1);
+      }
     }
     // An organization's address that did not name its site: a site's basename may still follow.
     const siteNamed = locator.kind === 'hostname' || site.matched;
