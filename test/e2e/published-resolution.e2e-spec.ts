@@ -350,6 +350,45 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${open.base}/${reader.key}/intro` }), 404);
   });
 
+  /**
+   * GitBook's renderer serves files of its own below a site (the sitemap, `robots.txt`, `llms.txt`, a
+   * page's markdown at `<page>.md`, feeds, `~gitbook/…` such as the icon and social images), and
+   * resolves their URL like a page's first. Expected: they answer the content of their level with the
+   * path as given; a page's markdown or feed only for a page that exists; other unknown paths stay 404.
+   */
+  it("the renderer's own routes answer the content of their level", async () => {
+    const reader = sites.get('public')!;
+    const resolve = (path: string) => t.http.post('/v1/urls/published').send({ url: `${reader.base}/${path}` });
+    const served: [string, 'guides' | 'api'][] = [
+      ['sitemap.xml', 'guides'],
+      ['sitemap-pages.xml', 'guides'],
+      ['robots.txt', 'guides'],
+      ['llms.txt', 'guides'],
+      ['llms-full.txt', 'guides'],
+      ['llms-full.txt/2', 'guides'],
+      ['~gitbook/icon', 'guides'],
+      ['~gitbook/ogimage/some-page-id', 'guides'],
+      ['intro.md', 'guides'],
+      ['getting-started/install.md', 'guides'],
+      ['rss.xml', 'guides'],
+      ['getting-started/rss.xml', 'guides'],
+      ['api/llms.txt', 'api'],
+      ['api/reference.md', 'api'],
+    ];
+    for (const [path, space] of served) {
+      const res = await resolve(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expectContract(res, 'resolvePublishedContentByUrl');
+      const pathname = space === 'api' ? path.slice('api/'.length) : path;
+      expect({ path, body: res.body }).toMatchObject({ path, body: { space: reader.spaces[space], pathname, complete: true } });
+    }
+    for (const path of ['no-such-page.md', 'no/such/rss.xml', '~other/route', 'sitemap.xml/more', 'no/such/page']) {
+      const res = await resolve(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expectErrorEnvelope(res, 404);
+    }
+  });
+
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
     const reader = sites.get('public')!;
     for (const [path, to] of [

@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
 import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
 import { publishedError } from './published.errors';
-import { locate, segmentsOf } from './published-url';
+import { locate, rendererRoute, segmentsOf } from './published-url';
 import { PublishedRepository } from './published.repository';
 import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
@@ -184,12 +184,17 @@ export class PublishedService {
       if (!preview) return null;
       rest = rest.slice(3);
     }
-    if (rest[0]?.startsWith('~')) return null;
     const revisionId = preview?.revisionId ?? row.revisionId;
     const pathname = rest.join('/');
+    if (rest[0]?.startsWith('~') && rest[0] !== '~gitbook') return null;
     // A page path (or a preview) ends the site's own segments.
     const complete = pathname !== '' || preview !== null || !open;
-    if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) return null;
+    if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) {
+      // The renderer's own routes below a level (sitemap, robots.txt, llms.txt, a page's markdown…):
+      // it asks for them like pages, and serves them from the content answered here.
+      const route = rendererRoute(rest);
+      if (route === null || ('pagePath' in route && !(await this.repository.pageExists(revisionId, route.pagePath)))) return null;
+    }
 
     const previewPrefix = preview ? `~/changes/${encodeURIComponent(preview.id)}/` : '';
     const basePath = `${siteBase}${sectionPrefix}${spacePrefix}${previewPrefix}`;
