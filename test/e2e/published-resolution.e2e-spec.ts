@@ -389,6 +389,53 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     }
   });
 
+  /**
+   * The renderer links sections, variants and search results from the `urls.published` of the site's
+   * structure (`getPublishedContentSite`). Expected: on a site's own hostname each of them resolves to
+   * its own section and site space, with no redirect (the default section and a level's default
+   * variant have no segment of their own; the hostname has no basename).
+   */
+  it("the structure's urls.published resolve to their own section and site space, without a redirect", async () => {
+    const org = await createOrganization(t);
+    const reader = await createReaderSite(t, org, PUBLISHED_BASE_URL, 'public');
+    const hostname = `${unique('docs')}.readers.test`.toLowerCase();
+    await t.http
+      .patch(sitePath(org, reader.site.id))
+      .set(...org.admin.auth)
+      .send({ hostname })
+      .expect(200);
+    const token = (
+      await t.http
+        .post('/v1/urls/published')
+        .send({ url: `https://${hostname}/` })
+        .expect(200)
+    ).body.apiToken;
+    const res = await t.http
+      .get(`${sitePath(org, reader.site.id)}/published`)
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    expectContract(res, 'getPublishedContentSite');
+    const levels: { url: string; section: string; siteSpace?: string }[] = [];
+    for (const section of res.body.structure.structure) {
+      levels.push({ url: section.urls.published, section: section.id });
+      for (const siteSpace of section.siteSpaces) levels.push({ url: siteSpace.urls.published, section: section.id, siteSpace: siteSpace.id });
+    }
+    expect(levels.map((level) => level.url)).toEqual([
+      `https://${hostname}`,
+      `https://${hostname}`,
+      `https://${hostname}/v1`,
+      `https://${hostname}/api`,
+      `https://${hostname}/api`,
+    ]);
+    for (const level of levels) {
+      const resolved = await t.http.post('/v1/urls/published').send({ url: level.url }).expect(200);
+      expect({ url: level.url, body: resolved.body }).toMatchObject({
+        url: level.url,
+        body: { siteSection: level.section, ...(level.siteSpace ? { siteSpace: level.siteSpace } : {}), pathname: '' },
+      });
+    }
+  });
+
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
     const reader = sites.get('public')!;
     for (const [path, to] of [

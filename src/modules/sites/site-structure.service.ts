@@ -66,7 +66,7 @@ export class SiteStructureService {
     if (sections.length === 0) return { type: 'siteSpaces', items: siteSpaces.filter((row) => row.sectionId === null).map((row) => spaceRow(row, null)) };
     const sectionRow = (section: SiteSection): SectionRow => ({
       section,
-      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, section.path)),
+      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, urlPathOf(section))),
     });
     const root = [
       ...sections
@@ -92,7 +92,7 @@ export class SiteStructureService {
   async listSiteSpaces(user: User, caller: Membership, siteId: string, query: ListSiteSpacesQueryDto): Promise<SiteView<Page<SiteSpaceRow>>> {
     const site = await this.writes.read(caller, siteId);
     const page = await this.sites.listSiteSpaces(site.id, query);
-    const paths = new Map((await this.sites.sections(site.id)).map((section) => [section.id, section.path]));
+    const paths = new Map((await this.sites.sections(site.id)).map((section) => [section.id, urlPathOf(section)]));
     const rows = page.items.map((row) => spaceRow(row as SiteSpaceWithSpace, row.sectionId ? (paths.get(row.sectionId) ?? null) : null));
     return this.view(
       user,
@@ -144,7 +144,7 @@ export class SiteStructureService {
     );
     return sections.map((section) => ({
       section,
-      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, section.path)),
+      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, urlPathOf(section))),
     }));
   }
 
@@ -190,7 +190,7 @@ export class SiteStructureService {
     const row = await this.sites.findSiteSpace(site.id, siteSpaceId, em);
     if (!row) throw siteError('site.space_not_found', `Site space ${siteSpaceId} not found`);
     const section = row.sectionId ? await em.findOneBy(SiteSection, { id: row.sectionId }) : null;
-    const value = spaceRow(row, section?.path ?? null);
+    const value = spaceRow(row, section ? urlPathOf(section) : null);
     return this.view(user, site, value, [value.space]);
   }
 
@@ -560,6 +560,11 @@ export class SiteStructureService {
     if (!item) throw siteError(code, `${what} ${id} not found`);
     return item;
   }
+}
+
+/** A section's segment in its published URLs: none for the default section, served at the site's root. */
+function urlPathOf(section: { path: string; isDefault: boolean }): string | null {
+  return section.isDefault ? null : section.path;
 }
 
 function spaceRow(row: SiteSpaceWithSpace, sectionPath: string | null): SiteSpaceRow {
