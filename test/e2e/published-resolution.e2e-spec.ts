@@ -456,7 +456,7 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expect(external.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://example.com/elsewhere' });
   });
 
-  it('visitor-auth: redirectOnError sends a refused visitor to the fallback URL; the jwt_token query parameter is read', async () => {
+  it('visitor-auth: redirectOnError sends a refused visitor to the fallback URL, a visitor without a token goes there always; the jwt_token query parameter is read', async () => {
     const reader = sites.get('visitor-auth')!;
     const org = reader.org;
     const path = `${sitePath(org, reader.site.id)}/publishing/auth`;
@@ -472,6 +472,16 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
         .expect(200);
       expectContract(res, 'resolvePublishedContentByUrl');
       expect(res.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://auth.example.com/login' });
+    }
+    // Without redirectOnError: a visitor with no token is still sent to log in; a bad token is 401.
+    const login = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/getting-started` })
+      .expect(200);
+    expectContract(login, 'resolvePublishedContentByUrl');
+    expect(login.body).toEqual({ target: 'external', site: reader.site.id, redirect: 'https://auth.example.com/login' });
+    for (const bad of [await visitorJwt(reader.privateKey!, {}, -300), unsignedJwt()]) {
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: bad } }), 401);
     }
     const jwt = await visitorJwt(reader.privateKey!);
     const viaQuery = await t.http

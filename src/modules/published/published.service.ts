@@ -122,7 +122,10 @@ export class PublishedService {
     let signed: Record<string, unknown> | null = null;
     if (jwt !== undefined && site.privateKey !== null) signed = await verifyVisitorJwt(jwt, site.privateKey);
     if (site.visibility === 'visitor-auth' && signed === null) {
-      if (input.redirectOnError && site.fallbackUrl) return { target: 'external', site: site.id, redirect: site.fallbackUrl };
+      // A visitor with no token at all is sent to log in (the fallback URL) whenever there is one:
+      // GitBook's renderer asks for `redirectOnError` only when a token it kept in a cookie fails, so
+      // without this a new visitor would get a bare 401 and never reach the login.
+      if ((input.redirectOnError || jwt === undefined) && site.fallbackUrl) return { target: 'external', site: site.id, redirect: site.fallbackUrl };
       throw new UnauthorizedException(
         jwt === undefined ? 'This site needs a visitor token (visitor.jwtToken or jwt_token)' : 'The visitor token is invalid or expired',
       );
