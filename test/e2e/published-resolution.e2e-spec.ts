@@ -1,10 +1,10 @@
 import { GitBookAPI } from '@gitbook/api';
 import type { Response } from 'supertest';
-import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { createChangeRequest } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { createReaderSite, ReaderSite, unsignedJwt, useTestRedirects, visitorJwt } from '../support/published-builders';
-import { sitePath } from '../support/site-builders';
+import { createSiteWithSpaces, sitePath } from '../support/site-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -39,7 +39,7 @@ const PATH_OF: Record<PathKind, string> = {
 };
 
 type Expected =
-  | { status: 200; content: { space: 'guides' | 'legacy' | 'api'; pathname: string; basePath: string } }
+  | { status: 200; content: { space: 'guides' | 'legacy' | 'api'; pathname: string; basePath: string; complete?: false } }
   | { status: 200; redirect: string }
   | { status: 401 | 404 };
 
@@ -54,7 +54,8 @@ function gate(visibility: Visibility, credential: Credential): 'open' | 404 | 40
 function answer(path: PathKind): Expected {
   switch (path) {
     case 'root':
-      return { status: 200, content: { space: 'guides', pathname: '', basePath: '' } };
+      // The default section's default variant: a section's or a variant's path may still follow.
+      return { status: 200, content: { space: 'guides', pathname: '', basePath: '', complete: false } };
     case 'section':
       return { status: 200, content: { space: 'api', pathname: 'reference', basePath: 'api/' } };
     case 'variant':
@@ -176,7 +177,7 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
               siteBasePath,
               canonicalUrl: `http://readers.test${siteBasePath}${content.basePath}${content.pathname}`,
               apiToken: 'string',
-              complete: true,
+              complete: content.complete ?? true,
               ...(visibility === 'share-link' ? { shareKey: reader.key } : {}),
               ...(visibility === 'unlisted' ? { noIndex: true } : {}),
               // Only an authenticated-access session has a visitor context.
@@ -243,6 +244,200 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
     expect(old.body).toMatchObject({ space: reader.spaces.legacy, pathname: 'intro' });
   });
 
+  /**
+   * GitBook's renderer resolves several prefixes of a URL at once (the host alone, then one to four
+   * path segments) and keeps the first answer that is `complete` (or the full URL's): a prefix that
+   * stops where a section's or a variant's path may still follow must say `complete: false`, else the
+   * rest of the URL is read as a page path of the default level (`…/docs` + `api/reference` would be
+   * the page `api/reference` of the guides). Expected, for the reader site (sections `guides` with
+   * variants `v2` default and `v1`, and `api` with one site space):
+   */
+  it("complete: false where a section's or a variant's path may still follow", async () => {
+    const reader = sites.get('public')!;
+    const complete = async (url: string) => (await t.http.post('/v1/urls/published').send({ url }).expect(200)).body.complete;
+    // The organization's address without the site's basename: the basename may follow.
+    expect(await complete(`${PUBLISHED_BASE_URL}/${reader.orgHostname}`)).toBe(false);
+    // The site's root: the default section (another could be named), its default variant (v1 could be).
+    expect(await complete(`${reader.base}`)).toBe(false);
+    expect(await complete(`${reader.base}/`)).toBe(false);
+    // A section with one site space: nothing else may follow but a page path.
+    expect(await complete(`${reader.base}/api`)).toBe(true);
+    // A variant named: complete.
+    expect(await complete(`${reader.base}/v1`)).toBe(true);
+    // A page path ends the site's own segments.
+    expect(await complete(`${reader.base}/intro`)).toBe(true);
+    expect(await complete(`${reader.base}/api/reference`)).toBe(true);
+    // A site with one space at the root of its own hostname: nothing may follow but a page path.
+    const org = await createOrganization(t);
+    const { site } = await createSiteWithSpaces(t, org, 1);
+    const hostname = `${unique('solo')}.readers.test`.toLowerCase();
+    await t.http
+      .patch(sitePath(org, site.id))
+      .set(...org.admin.auth)
+      .send({ hostname })
+      .expect(200);
+    await t.http
+      .post(`${sitePath(org, site.id)}/publish`)
+      .set(...org.admin.auth)
+      .expect(200);
+    const res = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `https://${hostname}/` })
+      .expect(200);
+    expectContract(res, 'resolvePublishedContentByUrl');
+    expect(res.body).toMatchObject({ pathname: '', basePath: '/', complete: true });
+  });
+
+  /**
+   * GitBook's renderer drops a URL's query before it resolves the URL, and serves a share link as the
+   * first path segment below the site's base (`<site>/<key>/<path>`). Expected: the key's segment
+   * opens the site like `?share=`, and belongs to `siteBasePath` and `basePath` (the renderer builds
+   * every link from them, so the key stays in each); a revoked key, another site's key or none → 404.
+   */
+  it('share-link: the key as the first path segment below the site opens it, and stays in the base paths', async () => {
+    const reader = sites.get('share-link')!;
+    const siteBasePath = `/sites/${reader.orgHostname}/docs/${reader.key}/`;
+    const cases: [string, { space: 'guides' | 'api' | 'legacy'; pathname: string; basePath: string; complete: boolean }][] = [
+      ['', { space: 'guides', pathname: '', basePath: '', complete: false }],
+      ['api/reference', { space: 'api', pathname: 'reference', basePath: 'api/', complete: true }],
+      ['v1/intro', { space: 'legacy', pathname: 'intro', basePath: 'v1/', complete: true }],
+      ['getting-started/install', { space: 'guides', pathname: 'getting-started/install', basePath: '', complete: true }],
+    ];
+    for (const [path, expected] of cases) {
+      const res = await t.http
+        .post('/v1/urls/published')
+        .send({ url: `${reader.base}/${reader.key}/${path}` })
+        .expect(200);
+      expectContract(res, 'resolvePublishedContentByUrl');
+      expect({ path, body: { ...res.body, apiToken: typeof res.body.apiToken, revision: typeof res.body.revision } }).toEqual({
+        path,
+        body: {
+          organization: reader.org.id,
+          site: reader.site.id,
+          siteSection: expected.space === 'api' ? reader.sections.api : reader.sections.guides,
+          siteSpace: reader.siteSpaces[expected.space],
+          space: reader.spaces[expected.space],
+          revision: 'string',
+          pathname: expected.pathname,
+          basePath: `${siteBasePath}${expected.basePath}`,
+          siteBasePath,
+          canonicalUrl: `http://readers.test${siteBasePath}${expected.basePath}${expected.pathname}`,
+          apiToken: 'string',
+          complete: expected.complete,
+          shareKey: reader.key,
+        },
+      });
+    }
+    // A redirect below the key keeps the key.
+    const moved = await t.http
+      .post('/v1/urls/published')
+      .send({ url: `${reader.base}/${reader.key}/old-install` })
+      .expect(200);
+    expect(moved.body).toEqual({ target: 'content', redirect: `http://readers.test${siteBasePath}getting-started/install` });
+    // Revoked, deleted, unknown or no key: 404, as with `?share=`.
+    const links = `${sitePath(reader.org, reader.site.id)}/share-links`;
+    const deleted = (
+      await t.http
+        .post(links)
+        .set(...reader.org.admin.auth)
+        .send({ name: 'Gone' })
+        .expect(201)
+    ).body;
+    await t.http.delete(`${links}/${deleted.id}`).set(...reader.org.admin.auth);
+    for (const path of [`${reader.revoked}/intro`, `${deleted.key}/intro`, 'not-a-key/intro', 'intro']) {
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/${path}` }), 404);
+    }
+    // On a public site a segment is never read as a key: it is a path like any other.
+    const open = sites.get('public')!;
+    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${open.base}/${reader.key}/intro` }), 404);
+  });
+
+  /**
+   * GitBook's renderer serves files of its own below a site (the sitemap, `robots.txt`, `llms.txt`, a
+   * page's markdown at `<page>.md`, feeds, `~gitbook/…` such as the icon and social images), and
+   * resolves their URL like a page's first. Expected: they answer the content of their level with the
+   * path as given; a page's markdown or feed only for a page that exists; other unknown paths stay 404.
+   */
+  it("the renderer's own routes answer the content of their level", async () => {
+    const reader = sites.get('public')!;
+    const resolve = (path: string) => t.http.post('/v1/urls/published').send({ url: `${reader.base}/${path}` });
+    const served: [string, 'guides' | 'api'][] = [
+      ['sitemap.xml', 'guides'],
+      ['sitemap-pages.xml', 'guides'],
+      ['robots.txt', 'guides'],
+      ['llms.txt', 'guides'],
+      ['llms-full.txt', 'guides'],
+      ['llms-full.txt/2', 'guides'],
+      ['~gitbook/icon', 'guides'],
+      ['~gitbook/ogimage/some-page-id', 'guides'],
+      ['intro.md', 'guides'],
+      ['getting-started/install.md', 'guides'],
+      ['rss.xml', 'guides'],
+      ['getting-started/rss.xml', 'guides'],
+      ['api/llms.txt', 'api'],
+      ['api/reference.md', 'api'],
+    ];
+    for (const [path, space] of served) {
+      const res = await resolve(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expectContract(res, 'resolvePublishedContentByUrl');
+      const pathname = space === 'api' ? path.slice('api/'.length) : path;
+      expect({ path, body: res.body }).toMatchObject({ path, body: { space: reader.spaces[space], pathname, complete: true } });
+    }
+    for (const path of ['no-such-page.md', 'no/such/rss.xml', '~other/route', 'sitemap.xml/more', 'no/such/page']) {
+      const res = await resolve(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expectErrorEnvelope(res, 404);
+    }
+  });
+
+  /**
+   * The renderer links sections, variants and search results from the `urls.published` of the site's
+   * structure (`getPublishedContentSite`). Expected: on a site's own hostname each of them resolves to
+   * its own section and site space, with no redirect (the default section and a level's default
+   * variant have no segment of their own; the hostname has no basename).
+   */
+  it("the structure's urls.published resolve to their own section and site space, without a redirect", async () => {
+    const org = await createOrganization(t);
+    const reader = await createReaderSite(t, org, PUBLISHED_BASE_URL, 'public');
+    const hostname = `${unique('docs')}.readers.test`.toLowerCase();
+    await t.http
+      .patch(sitePath(org, reader.site.id))
+      .set(...org.admin.auth)
+      .send({ hostname })
+      .expect(200);
+    const token = (
+      await t.http
+        .post('/v1/urls/published')
+        .send({ url: `https://${hostname}/` })
+        .expect(200)
+    ).body.apiToken;
+    const res = await t.http
+      .get(`${sitePath(org, reader.site.id)}/published`)
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    expectContract(res, 'getPublishedContentSite');
+    const levels: { url: string; section: string; siteSpace?: string }[] = [];
+    for (const section of res.body.structure.structure) {
+      levels.push({ url: section.urls.published, section: section.id });
+      for (const siteSpace of section.siteSpaces) levels.push({ url: siteSpace.urls.published, section: section.id, siteSpace: siteSpace.id });
+    }
+    expect(levels.map((level) => level.url)).toEqual([
+      `https://${hostname}`,
+      `https://${hostname}`,
+      `https://${hostname}/v1`,
+      `https://${hostname}/api`,
+      `https://${hostname}/api`,
+    ]);
+    for (const level of levels) {
+      const resolved = await t.http.post('/v1/urls/published').send({ url: level.url }).expect(200);
+      expect({ url: level.url, body: resolved.body }).toMatchObject({
+        url: level.url,
+        body: { siteSection: level.section, ...(level.siteSpace ? { siteSpace: level.siteSpace } : {}), pathname: '' },
+      });
+    }
+  });
+
   it('redirects a level named by its default to the level itself (section and variant defaults)', async () => {
     const reader = sites.get('public')!;
     for (const [path, to] of [
@@ -296,7 +491,9 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
       .send({ url: `${reader.base}/v1/intro` })
       .expect(200);
     expect(first.body).toEqual({ target: 'external', site: reader.site.id, redirect: `https://auth.example.com/login?tenant=acme&location=%2Fv1%2Fintro` });
-    expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: unsignedJwt() } }), 401);
+    for (const bad of [await visitorJwt(reader.privateKey!, {}, -300), unsignedJwt()]) {
+      expectErrorEnvelope(await t.http.post('/v1/urls/published').send({ url: `${reader.base}/`, visitor: { jwtToken: bad } }), 401);
+    }
     const jwt = await visitorJwt(reader.privateKey!);
     const viaQuery = await t.http
       .post('/v1/urls/published')

@@ -16,9 +16,12 @@ describe('site redirects: sources and destinations', () => {
   });
 
   it('places site spaces and joins paths with one slash', () => {
-    expect(siteSpacePath({ sectionPath: null, path: 'guides', isDefault: true })).toBe('/');
-    expect(siteSpacePath({ sectionPath: 'api', path: 'v2', isDefault: false })).toBe('/api/v2');
-    expect(siteSpacePath({ sectionPath: 'api', path: 'v2', isDefault: true })).toBe('/api');
+    expect(siteSpacePath({ sectionPath: null, sectionDefault: false, path: 'guides', isDefault: true })).toBe('/');
+    expect(siteSpacePath({ sectionPath: 'api', sectionDefault: false, path: 'v2', isDefault: false })).toBe('/api/v2');
+    expect(siteSpacePath({ sectionPath: 'api', sectionDefault: false, path: 'v2', isDefault: true })).toBe('/api');
+    // The default section is served at the site's root: its path named explicitly only redirects there.
+    expect(siteSpacePath({ sectionPath: 'guides', sectionDefault: true, path: 'v2', isDefault: false })).toBe('/v2');
+    expect(siteSpacePath({ sectionPath: 'guides', sectionDefault: true, path: 'v1', isDefault: true })).toBe('/');
     expect(joinPath('/', 'a/b')).toBe('/a/b');
     expect(joinPath('/api', '/a')).toBe('/api/a');
     expect(appendSuffix('https://x.example.com/v2?q=1', 'users', true)).toBe('https://x.example.com/v2/users?q=1');

@@ -54,3 +54,20 @@ export function locate(url: URL, published: { sitesBaseDomain?: string; baseUrl?
   }
   return { kind: 'hostname', hostname: host, prefix: '', segments };
 }
+
+/** Files GitBook's renderer serves itself below a site level (its `encodePathInSiteContent`). */
+const RENDERER_FILES = new Set(['sitemap.xml', 'sitemap-pages.xml', 'robots.txt', 'llms.txt', 'llms-full.txt', 'sitemap.md', '.well-known/sitemap.md']);
+
+/**
+ * What a path below a site level is to GitBook's renderer when it names no page: one of its own routes
+ * (`~gitbook/…`, the sitemap, `robots.txt`, `llms.txt`, `llms-full.txt/<n>`), a page's markdown
+ * (`<page path>.md`) or feed (`[<page path>/]rss.xml`) whose page must exist, or nothing (null). Pure.
+ */
+export function rendererRoute(segments: string[]): { own: true } | { pagePath: string } | null {
+  if (segments.length === 0) return null;
+  const path = segments.join('/');
+  if (segments[0] === '~gitbook' || RENDERER_FILES.has(path) || /^llms-full\.txt\/\d+$/.test(path)) return { own: true };
+  if (segments[segments.length - 1] === 'rss.xml') return segments.length === 1 ? { own: true } : { pagePath: segments.slice(0, -1).join('/') };
+  if (path.endsWith('.md') && path.length > 3) return { pagePath: path.slice(0, -3) };
+  return null;
+}

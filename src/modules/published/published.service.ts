@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { visitorClaims, type VisitorClaims } from '../sites/adaptive-content';
 import { SITE_REDIRECTS, type SiteRedirectsSource } from '../sites/site-redirects.port';
 import { publishedError } from './published.errors';
-import { locate, segmentsOf } from './published-url';
+import { locate, rendererRoute, segmentsOf } from './published-url';
 import { PublishedRepository } from './published.repository';
 import type { SiteSnapshot } from './site-snapshot';
 import { SiteTokenKeys } from './site-auth/site-token-keys';
@@ -103,11 +103,10 @@ export class PublishedService {
     }
     const locator = locate(url, this.config.published);
     if (!locator) throw notFound(input.url);
-    const shareKey = url.searchParams.get('share') ?? undefined;
-    const site = await this.repository.snapshot(
-      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] },
-      shareKey,
-    );
+    let shareKey = url.searchParams.get('share') ?? undefined;
+    const siteKey =
+      locator.kind === 'hostname' ? { hostname: locator.hostname } : { organizationHostname: locator.organizationHostname, basename: locator.segments[0] };
+    let site = await this.repository.snapshot(siteKey, shareKey);
     if (!site || !site.published) throw notFound(input.url);
     let siteBase = `${locator.prefix}/`;
     let segments = locator.segments;
@@ -115,6 +114,20 @@ export class PublishedService {
       siteBase = `${locator.prefix}/${encodeURIComponent(segments[0])}/`;
       segments = segments.slice(1);
     }
+    // A share link's key is also the first segment below the site's base (`<site>/<key>/<path>`, the
+    // form GitBook's renderer serves: it drops a URL's query before resolving it). The key then
+    // belongs to the site's base, so the renderer's links keep it.
+    if (site.visibility === 'share-link' && shareKey === undefined && segments.length > 0) {
+      const keyed = await this.repository.snapshot(siteKey, segments[0]);
+      if (keyed?.published && keyed.shareKeyOpens) {
+        site = keyed;
+        shareKey = segments[0];
+        siteBase = `${siteBase}${encodeURIComponent(segments[0])}/`;
+        segments = segments.slice(1);
+      }
+    }
+    // An organization's address that did not name its site: a site's basename may still follow.
+    const siteNamed = locator.kind === 'hostname' || site.matched;
 
     // Visibility: a share link's key, or a visitor's JWT.
     if (site.visibility === 'share-link' && !site.shareKeyOpens) throw notFound(input.url);
@@ -140,7 +153,7 @@ export class PublishedService {
     let memo = this.answers.get(site);
     const kept = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (kept) return kept;
-    const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer);
+    const found = await this.walk(url, site, siteBase, segments, claims, shareKey, input.previewer, siteNamed);
     if (found) {
       // Only an authenticated-access session has a context (public schema); its digest, never the claims.
       if ('apiToken' in found && site.visibility === 'visitor-auth') found.contextId = contextIdOf(site, claims);
@@ -175,6 +188,7 @@ export class PublishedService {
     claims: VisitorClaims,
     shareKey?: string,
     previewer?: () => Promise<Previewer | undefined>,
+    siteNamed = true,
   ): Promise<PublishedLookup | null> {
     const levels = visibleLevels(site, claims);
     if (levels.length === 0) return null;
@@ -202,6 +216,11 @@ export class PublishedService {
         rest = rest.slice(1);
       }
     }
+    // Whether the walk stopped on a default where a site's basename, a section's or a variant's path
+    // could still be named: a URL that ends there is not the whole site address (`complete: false`),
+    // so the renderer, which resolves several prefixes of a URL at once, does not read the segments
+    // that follow as a page path of the default.
+    const open = spacePrefix === '' && ((sectionPrefix === '' && (!siteNamed || levels.length > 1)) || level.siteSpaces.length > 1);
     // `~/changes/{id}/…`: a change request's preview, for a caller allowed to see it. Other `~` paths
     // (the renderer's own routes) are not published content.
     let preview: { id: string; revisionId: string } | null = null;
@@ -210,10 +229,17 @@ export class PublishedService {
       if (!preview) return null;
       rest = rest.slice(3);
     }
-    if (rest[0]?.startsWith('~')) return null;
     const revisionId = preview?.revisionId ?? row.revisionId;
     const pathname = rest.join('/');
-    if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) return null;
+    if (rest[0]?.startsWith('~') && rest[0] !== '~gitbook') return null;
+    // A page path (or a preview) ends the site's own segments.
+    const complete = pathname !== '' || preview !== null || !open;
+    if (pathname !== '' && !(await this.repository.pageExists(revisionId, pathname))) {
+      // The renderer's own routes below a level (sitemap, robots.txt, llms.txt, a page's markdown…):
+      // it asks for them like pages, and serves them from the content answered here.
+      const route = rendererRoute(rest);
+      if (route === null || ('pagePath' in route && !(await this.repository.pageExists(revisionId, route.pagePath)))) return null;
+    }
 
     const previewPrefix = preview ? `~/changes/${encodeURIComponent(preview.id)}/` : '';
     const basePath = `${siteBase}${sectionPrefix}${spacePrefix}${previewPrefix}`;
@@ -240,7 +266,7 @@ export class PublishedService {
         claims,
         changeRequestId: preview?.id,
       }),
-      complete: true,
+      complete,
     };
     if (site.visibility === 'share-link' && shareKey !== undefined) content.shareKey = shareKey;
     if (site.visibility === 'unlisted') content.noIndex = true;

@@ -7,7 +7,7 @@ import type { SiteSpace } from './site-space.entity';
 import { siteError } from './site.errors';
 import type { SiteSpaceRow, SiteView } from './site.read-model';
 import { SiteStructureRepository } from './site-structure.repository';
-import { SiteSpaceWithSpace, SiteStructureService, spaceRow } from './site-structure.service';
+import { SiteSpaceWithSpace, SiteStructureService, spaceRow, urlPathOf } from './site-structure.service';
 import { SiteWrites } from './site-writes';
 import { SitesRepository } from './sites.repository';
 
@@ -24,7 +24,7 @@ export class SiteSpacesService {
   async listSiteSpaces(user: User, caller: Membership, siteId: string, query: ListSiteSpacesQueryDto): Promise<SiteView<Page<SiteSpaceRow>>> {
     const site = await this.writes.read(caller, siteId);
     const page = await this.sites.listSiteSpaces(site.id, query);
-    const paths = new Map((await this.sites.sections(site.id)).map((section) => [section.id, section.path]));
+    const paths = new Map((await this.sites.sections(site.id)).map((section) => [section.id, urlPathOf(section)]));
     const rows = page.items.map((row) => spaceRow(row as SiteSpaceWithSpace, row.sectionId ? (paths.get(row.sectionId) ?? null) : null));
     return this.structure.view(
       user,

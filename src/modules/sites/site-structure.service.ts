@@ -57,7 +57,7 @@ export class SiteStructureService {
     if (sections.length === 0) return { type: 'siteSpaces', items: siteSpaces.filter((row) => row.sectionId === null).map((row) => spaceRow(row, null)) };
     const sectionRow = (section: SiteSection): SectionRow => ({
       section,
-      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, section.path)),
+      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, urlPathOf(section))),
     });
     const root = [
       ...sections
@@ -94,7 +94,7 @@ export class SiteStructureService {
     );
     return sections.map((section) => ({
       section,
-      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, section.path)),
+      siteSpaces: siteSpaces.filter((row) => row.sectionId === section.id).map((row) => spaceRow(row, urlPathOf(section))),
     }));
   }
 
@@ -131,7 +131,7 @@ export class SiteStructureService {
     const row = await this.sites.findSiteSpace(site.id, siteSpaceId, em);
     if (!row) throw siteError('site.space_not_found', `Site space ${siteSpaceId} not found`);
     const section = row.sectionId ? await this.rows.findSection(site.id, row.sectionId, em) : null;
-    const value = spaceRow(row, section?.path ?? null);
+    const value = spaceRow(row, section ? urlPathOf(section) : null);
     return this.view(user, site, value, [value.space]);
   }
 
@@ -271,6 +271,11 @@ export class SiteStructureService {
     if (!item) throw siteError(code, `${what} ${id} not found`);
     return item;
   }
+}
+
+/** A section's segment in its published URLs: none for the default section, served at the site's root. */
+export function urlPathOf(section: { path: string; isDefault: boolean }): string | null {
+  return section.isDefault ? null : section.path;
 }
 
 export function spaceRow(row: SiteSpaceWithSpace, sectionPath: string | null): SiteSpaceRow {

@@ -92,17 +92,14 @@ export interface SiteContext {
 const sitePath = (site: Site) => `/v1/orgs/${site.organizationId}/sites/${site.id}`;
 
 /**
- * Where readers find the site: its custom hostname (and basename) when it has one, else the web
- * application's `/sites/{id}`; none without either, and none until published. A `share-link` site's
- * URLs only exist with a valid key, which they carry.
+ * Where readers find the site: its custom hostname when it has one (the whole path is the site's
+ * there, as URL resolution reads it: no basename), else the web application's `/sites/{id}`; none
+ * without either, and none until published. A `share-link` site's URLs only exist with a valid key,
+ * which they carry.
  */
 function publishedUrl(site: Site, config: AppConfig, shareKey: string | undefined, ...segments: (string | null)[]): string | undefined {
   if (!site.published) return undefined;
-  const base = site.hostname
-    ? `https://${site.hostname}${site.basename ? `/${site.basename}` : ''}`
-    : config.appUrl
-      ? `${config.appUrl}/sites/${site.id}`
-      : undefined;
+  const base = site.hostname ? `https://${site.hostname}` : config.appUrl ? `${config.appUrl}/sites/${site.id}` : undefined;
   if (!base) return undefined;
   const url = [base, ...segments.filter((segment): segment is string => !!segment).map(encodeURIComponent)].join('/');
   if (site.visibility !== 'share-link') return url;
@@ -184,7 +181,8 @@ export function presentSection({ section, siteSpaces }: SectionRow, context: Sit
   if (section.condition !== null) json.condition = section.condition;
   if (section.groupId) json.sectionGroup = section.groupId;
   if (section.icon !== null) json.icon = section.icon;
-  const published = publishedUrl(context.site, context.config, context.shareKey, section.path);
+  // The default section is served at the site's root (its path named explicitly only redirects there).
+  const published = publishedUrl(context.site, context.config, context.shareKey, section.isDefault ? null : section.path);
   if (published) json.urls.published = published;
   return json;
 }

@@ -62,9 +62,12 @@ export function sourceParts(source: string): { prefix: string; wildcard: boolean
   return source.endsWith('*') ? { prefix: source.slice(0, -1), wildcard: true } : { prefix: source, wildcard: false };
 }
 
-/** Where a site space is served, relative to the site's base: its section's path, then its own unless it is its level's default. */
-export function siteSpacePath(place: Pick<SiteSpacePlace, 'path' | 'isDefault' | 'sectionPath'>): string {
-  const segments = [place.sectionPath, place.isDefault ? null : place.path].filter((segment): segment is string => !!segment);
+/**
+ * Where a site space is served, relative to the site's base: its section's path (none for the default
+ * section, served at the root), then its own unless it is its level's default.
+ */
+export function siteSpacePath(place: Pick<SiteSpacePlace, 'path' | 'isDefault' | 'sectionPath' | 'sectionDefault'>): string {
+  const segments = [place.sectionDefault ? null : place.sectionPath, place.isDefault ? null : place.path].filter((segment): segment is string => !!segment);
   return `/${segments.map(encodeURIComponent).join('/')}`;
 }
 
