@@ -37,6 +37,7 @@ const operationIds = new Set<string>();
 for (const spec of [quire, publicSpec])
   for (const item of Object.values(spec.paths))
     for (const operation of Object.values(item)) if (operation?.operationId) operationIds.add(operation.operationId);
+const publicSchemas = new Set(Object.keys((publicSpec as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas));
 const routePatterns = Object.entries(quire.paths).flatMap(([path, item]) =>
   Object.keys(item).map((method) => ({ method: method.toUpperCase(), pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) })),
 );
@@ -72,6 +73,8 @@ const errorCodes = new Set([...sourceText.matchAll(/'([a-z][a-z-]*\.[a-z][a-z_]+
 /** A path from the repository's root, or the tail of one (`merge/line-merge.ts` in a module's page). */
 function fileExists(name: string, doc: string): boolean {
   const clean = name.replace(/^\.\//, '').replace(/\/$/, '');
+  // Paths of other layouts a page describes: a Git Sync repository, GitBook's renderer, an example page.
+  if (['.gitbook/', 'packages/', 'path/'].some((prefix) => name.startsWith(prefix))) return true;
   if (name.startsWith('./') || name.startsWith('../') || name.startsWith('@') || EXTERNAL.has(name) || /[A-Z]{2,}_[A-Z]/.test(name)) return true;
   if (existsSync(join(doc, '..', clean)) || trackedPaths.has(clean)) return true;
   return [...trackedPaths].some((path) => path.endsWith(`/${clean}`));
@@ -90,7 +93,8 @@ function problems(doc: string, text = readFileSync(doc, 'utf8')): string[] {
     } else if (FILE.test(token) && token.includes('/')) {
       if (!fileExists(token, doc)) found.push(`file ${token}`);
     } else if (CLASS.test(token)) {
-      if (!EXTERNAL.has(token) && !new RegExp(`\\b(class|interface|const|function) ${token}\\b`).test(sourceText)) found.push(`class ${token}`);
+      if (!EXTERNAL.has(token) && !publicSchemas.has(token) && !new RegExp(`\\b(class|interface|const|function) ${token}\\b`).test(sourceText))
+        found.push(`class ${token}`);
     } else if (OPERATION.test(token)) {
       if (!EXTERNAL.has(token) && !operationIds.has(token) && !new RegExp(`\\b${token}\\b`).test(sourceText)) found.push(`operation ${token}`);
     } else if (

@@ -52,10 +52,10 @@ describe('WorkerPool (common/workers)', () => {
 });
 
 describe('the text pool (content/text-work)', () => {
-  it("derives a large body's links and sections in a worker, as the event loop would", async () => {
+  it("derives a large body's links, sections and document in a worker, as the event loop would", async () => {
     const body = `# Intro\n\n${'See [a](/pages/p1) and ![i](/files/f1). '.repeat(1000)}\n\n## Setup\n\nText [b](https://x.test).\n`;
     expect(body.length).toBeGreaterThanOrEqual(TEXT_WORKER_MIN_LENGTH);
-    const onLoop = { links: markdownLinks(body), sections: splitSections(body) };
+    const onLoop = { links: markdownLinks(body), sections: splitSections(body), document: JSON.stringify(markdownToDocument(body)) };
     expect(derivedOf(body)).toBeUndefined();
     await prepareMarkdown([body, 'small [c](/d)']);
     expect(derivedOf(body)).toEqual(onLoop);
