@@ -2,7 +2,7 @@ import { AppConfig } from '../../config/app-config';
 import { Global, Module } from '@nestjs/common';
 import { SITE_VIEWS } from '../insights/site-views.port';
 import { SITE_SCRIPTS } from '../sites/site-scripts.port';
-import { SITE_VISITOR_AUTH } from '../published/visitor-auth.port';
+import { SITE_VISITOR_AUTH } from '../sites/visitor-auth.port';
 import { VisitorAuthService } from './visitor-auth.service';
 import { SiteViewListener } from './site-view.listener';
 import { APP_GUARD } from '@nestjs/core';

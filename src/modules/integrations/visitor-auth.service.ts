@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
-import type { SiteVisitorAuthSource, VisitorAuthBackend } from '../published/visitor-auth.port';
+import type { SiteVisitorAuthSource, VisitorAuthBackend } from '../sites/visitor-auth.port';
 import { integrationError } from './integration.errors';
 import { InstallationsRepository } from './installations.repository';
 import { IntegrationsRepository } from './integrations.repository';

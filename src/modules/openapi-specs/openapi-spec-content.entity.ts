@@ -1,5 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { OpenApiProcessingError } from './openapi-spec.read-model';
+
+/** A problem kept with a spec that parses but does not validate: the public `OpenAPIErrorObject`. */
+export interface OpenApiProcessingError {
+  message: string;
+  code?: string;
+}
 
 /** Parsed files of a spec: path (relative to the entry file's folder) → parsed document; the entry file first. */
 export type OpenApiFilesystem = Record<string, unknown>;

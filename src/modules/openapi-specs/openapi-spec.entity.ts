@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { OpenApiProcessingState } from './openapi-spec-version.entity';
-import type { OpenApiProcessingError } from './openapi-spec.read-model';
+import type { OpenApiProcessingError } from './openapi-spec-content.entity';
 
 export const OPENAPI_SPEC_VISIBILITIES = ['private', 'public'] as const;
 export type OpenApiSpecVisibility = (typeof OPENAPI_SPEC_VISIBILITIES)[number];

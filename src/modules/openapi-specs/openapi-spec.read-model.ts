@@ -1,4 +1,4 @@
-import type { OpenApiSpecContent, OpenApiFilesystem } from './openapi-spec-content.entity';
+import type { OpenApiSpecContent, OpenApiFilesystem, OpenApiProcessingError } from './openapi-spec-content.entity';
 import type { OpenApiSpecVersion } from './openapi-spec-version.entity';
 import type { OpenApiSpec } from './openapi-spec.entity';
 
@@ -9,14 +9,10 @@ export interface OpenApiVersionRow {
 }
 
 /** A version's stored content, as `content` and `content/raw` read it. */
+export type { OpenApiProcessingError };
+
 export interface OpenApiVersionContent extends OpenApiVersionRow {
   content: Pick<OpenApiSpecContent, 'hash' | 'format'> & { rawText?: string; filesystem?: OpenApiFilesystem };
-}
-
-/** A problem kept with a spec that parses but does not validate: the public `OpenAPIErrorObject`. */
-export interface OpenApiProcessingError {
-  message: string;
-  code?: string;
 }
 
 /** What validating a content found: the first problems (capped) and how many there were. */

@@ -10,7 +10,7 @@ import { SiteTokenKeys } from './site-auth/site-token-keys';
 import { canonical, signSiteToken, type SiteTokenInput } from './site-auth/site-token';
 import { verifyVisitorJwt } from './site-auth/visitor-jwt';
 import { contextIdOf, visibleLevels, visibleSpaceIds } from './visible-structure';
-import { SITE_VISITOR_AUTH, withParam, type SiteVisitorAuthSource } from './visitor-auth.port';
+import { SITE_VISITOR_AUTH, withParam, type SiteVisitorAuthSource } from '../sites/visitor-auth.port';
 import { SpaceAccessService } from '../access/space-access.service';
 import type { User } from '../users/user.entity';
 import type { SitePrincipal } from './site-auth/site-principal';

@@ -5,7 +5,7 @@ import type { Membership } from '../organizations/membership.entity';
 import { SiteWrites } from '../sites/site-writes';
 import type { UpdatePublishingAuthDto } from './dto/publishing-auth.dto';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
-import { SITE_VISITOR_AUTH, type SiteVisitorAuthSource } from './visitor-auth.port';
+import { SITE_VISITOR_AUTH, type SiteVisitorAuthSource } from '../sites/visitor-auth.port';
 import type { PublishingAuthView } from './publishing-auth.read-model';
 
 /** A fresh visitor-JWT key: 32 random bytes, base64url (an HS256 secret). */

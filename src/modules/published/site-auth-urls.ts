@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { SiteAuthUrls, SiteAuthUrlsSource } from '../sites/site-auth-urls.port';
 import { PublishedRepository } from './published.repository';
-import { SITE_VISITOR_AUTH, withParam, type SiteVisitorAuthSource } from './visitor-auth.port';
+import { SITE_VISITOR_AUTH, withParam, type SiteVisitorAuthSource } from '../sites/visitor-auth.port';
 
 /**
  * `SITE_AUTH_URLS`: a site's `urls.login` and `urls.logout`. Custom backend: the `fallbackURL` and

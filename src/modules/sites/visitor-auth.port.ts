@@ -1,8 +1,8 @@
 /**
  * The integration backend of visitor authentication (`backend: "integration"`): which visitor-auth
  * integration installed on a site signs its visitors' JWTs, with which secret, and where a visitor
- * goes to log in. The integrations module provides it; published cannot import integrations (the
- * dependency runs through this token). Absent: an integration-backend site opens to no one.
+ * goes to log in. Declared here, below both: published asks it, the integrations module provides it,
+ * and neither imports the other for it. Absent: an integration-backend site opens to no one.
  */
 export const SITE_VISITOR_AUTH = Symbol('SITE_VISITOR_AUTH');
 
