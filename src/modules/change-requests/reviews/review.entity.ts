@@ -9,6 +9,10 @@ export class ChangeRequestReview {
   @PrimaryColumn('text')
   id: string;
 
+  /** Submission order (an identity column): the latest review of a reviewer is the one with the highest. */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', select: false, insert: false, update: false })
+  seq?: string;
+
   @Column('text')
   changeRequestId: string;
 

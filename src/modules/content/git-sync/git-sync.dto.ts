@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsBoolean, IsObject, IsString, Length, MaxLength } from 'class-validator';
+import { Optional } from '../../../common/validation/presence';
 
 /** The public `ImportGitRepository` body; this server reads repositories under its GIT_SYNC_ROOT only. */
 export class ImportGitRepositoryDto {
@@ -14,47 +15,48 @@ export class ImportGitRepositoryDto {
   ref: string;
 
   @ApiPropertyOptional({ deprecated: true })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(1000)
   repoCacheID?: string;
 
   @ApiPropertyOptional({ description: 'Accepted; not used (links of this server point at its own files)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(4096)
   repoTreeURL?: string;
 
   @ApiPropertyOptional({ description: 'Accepted; not used' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(4096)
   repoCommitURL?: string;
 
   @ApiPropertyOptional({ description: 'Accepted; not used (the repository’s .gitbook.yaml `root` is read)' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(4096)
   repoProjectDirectory?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(64)
   timestamp?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   force?: boolean;
 
   @ApiPropertyOptional({ description: 'Accepted; the import always replaces the space’s content' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   standalone?: boolean;
 
   @ApiPropertyOptional({ deprecated: true, type: 'object', additionalProperties: true })
-  @IsOptional()
+  @Optional()
+  @IsObject()
   gitInfo?: Record<string, unknown>;
 }
 
