@@ -16,6 +16,7 @@ import { TokensService } from '../src/modules/tokens/tokens.service';
 import { UsersService } from '../src/modules/users/users.service';
 import type { User } from '../src/modules/users/user.entity';
 import { createTestDatabase } from '../test/support/database';
+import { BenchRecorder, tablesFromMarkdown } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_CR_ROUNDS ?? 5);
@@ -40,6 +41,13 @@ async function seed(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User,
     commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
   );
 }
+
+/** The report's record (bench/harness.ts) and its merge-cost points. */
+const recorder = new BenchRecorder('change-requests', 'Change requests: merge cost against space size, batch inserts, PDF', {
+  BENCH_CR_ROUNDS: ROUNDS,
+  BENCH_CR_LARGE: LARGE,
+});
+const merges: { series: string; x: number; y: number }[] = [];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value: number) => Math.round(value * 10) / 10;
@@ -112,6 +120,7 @@ async function main(): Promise<void> {
     const large = await mergeCost(LARGE);
     lines.push(`| merge, 20 changed pages, 10-page space (median of ${ROUNDS}) | **${ms(small)} ms** |`);
     lines.push(`| merge, 20 changed pages, ${LARGE}-page space (median of ${ROUNDS}) | **${ms(large)} ms** |`);
+    merges.push({ series: 'merge, 20 changed pages (median)', x: 10, y: ms(small) }, { series: 'merge, 20 changed pages (median)', x: LARGE, y: ms(large) });
     lines.push(`| ratio large / small (goal ≤ 1.5) | **${(large / small).toFixed(2)}** |`);
     lines.push(`| page and link rows stored per merge, 10-page / ${LARGE}-page space (each round) | ${stored[10].join(', ')} / ${stored[LARGE].join(', ')} |`);
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -171,7 +180,11 @@ async function main(): Promise<void> {
     );
     lines.push(`| the same url fetched again (stored render, median of ${ROUNDS}) | **${ms(median(storedTimes))} ms** |`);
 
-    process.stdout.write(`\nChange-request benchmarks (loopback, one process, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`);
+    const printed = `\nChange-request benchmarks (loopback, one process, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`;
+    process.stdout.write(printed);
+    for (const table of tablesFromMarkdown(printed)) recorder.table(table.title, table.columns, table.rows);
+    recorder.chart({ title: 'Merge cost against space size', kind: 'size', x: 'pages in the space', y: 'milliseconds', points: merges });
+    await recorder.save();
   } finally {
     await app.close();
     await database.drop();

@@ -10,6 +10,7 @@ import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
 import { generatedSite, serveWebsite } from '../test/support/website-fixture';
 import { COMMON, generatePages, liveHeapRead, median, selectRows, streamedRead, treeQueryRows, VOCABULARY } from './content-stream-measures';
+import { BenchRecorder, tablesFromMarkdown } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const IMPORT_PAGES = Number(process.env.BENCH_IMPORT_PAGES ?? 1000);
@@ -47,6 +48,13 @@ async function main(): Promise<void> {
   const bench = await startBenchApp({ OUTBOUND_ALLOW_PRIVATE: 'true', IMPORT_MAX_PAGES: '100000' });
   const { app, base, user, headers, membership, config, databaseUrl } = bench;
   const lines: string[] = [];
+  const recorder = new BenchRecorder('content', 'Content: import, search, page reads and GET /content against space size', {
+    BENCH_IMPORT_PAGES: IMPORT_PAGES,
+    BENCH_SEARCHES: SEARCHES,
+    BENCH_LARGE_PAGES: LARGE,
+  });
+  // Cost against space size (pages): one line per measurement in the report.
+  const bySize: { series: string; x: number; y: number }[] = [];
   try {
     const newSpace = async (title: string) => (await app.get(SpacesService).create(user, membership, { title })).space;
 
@@ -85,6 +93,7 @@ async function main(): Promise<void> {
     lines.push(`| write + index a ${LARGE}-page revision (one transaction) | **${(writeMs / 1000).toFixed(1)} s** |`);
     const mixedLarge = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, SEARCHES, (i) => encodeURIComponent(QUERIES[i % QUERIES.length]));
     lines.push(`| search, ${LARGE} pages (mixed common and rare words) | p50 **${mixedLarge.p50} ms**, p95 **${mixedLarge.p95} ms** |`);
+    bySize.push({ series: 'search p95 (mixed words)', x: 1000, y: mixed1k.p95 }, { series: 'search p95 (mixed words)', x: LARGE, y: mixedLarge.p95 });
     lines.push(`| search p95, ${LARGE} ÷ 1k pages (mixed) | **${(mixedLarge.p95 / mixed1k.p95).toFixed(2)}×** |`);
     const rareLarge = await timed(`${base}/v1/spaces/${large.id}/search?query=`, headers, 50, (i) => VOCABULARY[1000 + i]);
     lines.push(`| search, ${LARGE} pages (rare words only) | p50 **${rareLarge.p50} ms**, p95 **${rareLarge.p95} ms** |`);
@@ -98,6 +107,7 @@ async function main(): Promise<void> {
     const leaf = (count: number) => (i: number) => `p${count > 100 ? 100 + ((i * 97) % (count - 100)) : (i * 7) % count}`;
     const page100 = await timed(`${base}/v1/spaces/${hundred.id}/content/page/`, headers, 200, leaf(100));
     const pageMedium = await timed(`${base}/v1/spaces/${medium.id}/content/page/`, headers, 200, leaf(MEDIUM));
+    bySize.push({ series: 'GET /content/page/{id} p95', x: 100, y: page100.p95 }, { series: 'GET /content/page/{id} p95', x: MEDIUM, y: pageMedium.p95 });
     lines.push(`| GET /content/page/{id}, 100-page space | p50 **${page100.p50} ms**, p95 **${page100.p95} ms** |`);
     lines.push(
       `| GET /content/page/{id}, ${MEDIUM}-page space | p50 **${pageMedium.p50} ms**, p95 **${pageMedium.p95} ms**; p50 ÷ 100-page p50 **${(pageMedium.p50 / page100.p50).toFixed(2)}×** |`,
@@ -122,6 +132,7 @@ async function main(): Promise<void> {
       const ms = median(reads.map((read) => read.ms));
       const selectMs = median(selects);
       const walkMs = median(walks);
+      bySize.push({ series: 'GET /content, whole tree streamed (median)', x: count, y: Math.round(ms) });
       lines.push(
         `| GET /content, ${count} pages (${(reads[0].bytes / 1024 / 1024).toFixed(1)} MB of JSON, streamed) | p50 **${Math.round(ms)} ms**; SELECT of the same rows ${Math.round(selectMs)} ms: **${(ms / selectMs).toFixed(2)}×**; ` +
           `the same rows in the order shown (the route's walk, read at once) ${Math.round(walkMs)} ms: ${(ms / walkMs).toFixed(2)}×; ` +
@@ -129,9 +140,11 @@ async function main(): Promise<void> {
       );
     }
 
-    process.stdout.write(
-      `\nContent benchmarks (loopback, one process, ${SEARCHES} searches per row, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`,
-    );
+    const printed = `\nContent benchmarks (loopback, one process, ${SEARCHES} searches per row, sequential)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`;
+    process.stdout.write(printed);
+    for (const table of tablesFromMarkdown(printed)) recorder.table(table.title, table.columns, table.rows);
+    recorder.chart({ title: 'Content reads against space size', kind: 'size', x: 'pages in the space', y: 'milliseconds', points: bySize });
+    await recorder.save();
   } finally {
     await bench.close();
   }

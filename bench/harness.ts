@@ -1,6 +1,9 @@
 import autocannon from 'autocannon';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 
 export { freePort } from '../src/common/free-port';
 
@@ -64,7 +67,7 @@ export async function load(url: string, headers: Record<string, string>, seconds
   };
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
@@ -78,4 +81,169 @@ export function row(name: string, quire: Figures[], bare: Figures[]): string {
   const ratios = quire.map((q, round) => q.requestsPerSecond / bare[round].requestsPerSecond);
   const m = (figures: Figures[], key: 'requestsPerSecond' | 'p50' | 'p99') => Math.round(median(figures.map((f) => f[key])));
   return `| ${name} | ${m(quire, 'requestsPerSecond')} | ${m(quire, 'p50')} | ${m(quire, 'p99')} | ${m(bare, 'requestsPerSecond')} | ${m(bare, 'p50')} | ${m(bare, 'p99')} | ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) |`;
+}
+
+/* ---- Results: every bench writes `bench/results/<name>.json` through `BenchRecorder`; bench/report.ts renders them. ---- */
+
+/** A table as printed: column names and rows of cells (numbers stay numbers). */
+export interface ResultTable {
+  title: string;
+  columns: string[];
+  rows: (string | number)[][];
+}
+
+/**
+ * A chart's data: one point per (series, x). `bars` groups bars by x (a route, a query) and colours
+ * them by series; `size` draws one line per series against a space size on a logarithmic axis.
+ */
+export interface ResultChart {
+  title: string;
+  kind: 'bars' | 'size';
+  x: string;
+  y: string;
+  points: { series: string; x: string | number; y: number }[];
+}
+
+/** Where and on what a bench ran: the report's machine section and each result's header. */
+export interface ResultEnvironment {
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  node: string;
+  postgres: string;
+  commit: string;
+}
+
+export interface BenchResult {
+  name: string;
+  title: string;
+  /** The command that produced it, e.g. `node -r @swc-node/register bench/content.bench.ts`. */
+  command: string;
+  startedAt: string;
+  finishedAt: string;
+  /** `os.loadavg()` (1, 5 and 15 minutes) when the bench started and when it finished. */
+  loadBefore: number[];
+  loadAfter: number[];
+  /** The sizes and knobs the figures were measured with (the bench's env variables, resolved). */
+  parameters: Record<string, string | number>;
+  environment: ResultEnvironment;
+  tables: ResultTable[];
+  charts: ResultChart[];
+}
+
+/** `bench/results`, or BENCH_RESULTS_DIR (the report's unit test renders from a scratch directory). */
+export const resultsDir = (): string => process.env.BENCH_RESULTS_DIR ?? join(ROOT, 'bench', 'results');
+
+const round2 = (values: number[]) => values.map((value) => Math.round(value * 100) / 100);
+
+async function postgresVersion(): Promise<string> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return 'embedded';
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return rows[0].server_version;
+  } catch {
+    return 'unknown';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT }).toString().trim();
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Collects one bench's tables and charts while it runs; `save()` adds the finishing load and the
+ * environment and writes `<resultsDir>/<name>.json`. Made at the bench's start, so the load before is the
+ * load the bench met.
+ */
+export class BenchRecorder {
+  private readonly startedAt = new Date();
+  private readonly loadBefore = round2(loadavg());
+  private readonly tables: ResultTable[] = [];
+  private readonly charts: ResultChart[] = [];
+
+  constructor(
+    private readonly name: string,
+    private readonly title: string,
+    private readonly parameters: Record<string, string | number> = {},
+    private readonly command = `node -r @swc-node/register bench/${name}.bench.ts`,
+  ) {}
+
+  table(title: string, columns: string[], rows: (string | number)[][]): this {
+    this.tables.push({ title, columns, rows });
+    return this;
+  }
+
+  chart(chart: ResultChart): this {
+    this.charts.push(chart);
+    return this;
+  }
+
+  async save(): Promise<string> {
+    const result: BenchResult = {
+      name: this.name,
+      title: this.title,
+      command: this.command,
+      startedAt: this.startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      loadBefore: this.loadBefore,
+      loadAfter: round2(loadavg()),
+      parameters: this.parameters,
+      environment: {
+        cpu: cpus()[0]?.model ?? 'unknown',
+        cores: cpus().length,
+        memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+        node: process.version,
+        postgres: await postgresVersion(),
+        commit: commit(),
+      },
+      tables: this.tables,
+      charts: this.charts,
+    };
+    mkdirSync(resultsDir(), { recursive: true });
+    const file = join(resultsDir(), `${this.name}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    return file;
+  }
+}
+
+/**
+ * The markdown tables a bench printed (`| a | b |` then `|---|---|`), each titled by the last line of
+ * prose above it: how bench/run.ts records a bench that does not write its own result. Cells that are
+ * numbers become numbers; `**` emphasis is dropped.
+ */
+export function tablesFromMarkdown(text: string): ResultTable[] {
+  const lines = text.split('\n');
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim().replaceAll('**', ''));
+  const tables: ResultTable[] = [];
+  let title = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line.startsWith('|') && /^\|\s*:?-{3,}/.test(lines[i + 1]?.trim() ?? '')) {
+      const rows: (string | number)[][] = [];
+      let j = i + 2;
+      for (; j < lines.length && lines[j].trim().startsWith('|'); j++)
+        rows.push(cells(lines[j]).map((cell) => (/^-?\d+(\.\d+)?$/.test(cell) ? Number(cell) : cell)));
+      tables.push({ title: title || 'Results', columns: cells(line), rows });
+      i = j - 1;
+    } else if (line && !line.startsWith('|')) {
+      title = line.replace(/:$/, '');
+    }
+  }
+  return tables;
 }

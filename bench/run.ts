@@ -1,17 +1,20 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/database';
-import { Figures, freePort, load, ROOT, row, startProcess } from './harness';
+import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, startProcess, tablesFromMarkdown } from './harness';
 
 /**
  * `npm run bench`: Quire against a bare node:http + pg server answering the same lookups, side
- * by side in one run, on loopback, on one fresh database; then the embedded cold start.
+ * by side in one run, on loopback, on one fresh database; then the embedded cold start. The figures go to
+ * bench/results/main.json (then `npm run bench:report` renders bench/results/report.md).
  * BENCH_SECONDS (default 10) sets each measurement's length, BENCH_ROUNDS (default 3) how many
- * alternating rounds (Quire, bare, Quire, bare…) each route gets. Then every `bench/*.bench.ts` runs in
- * its own process, in name order (content, change requests, …): BENCH_ONLY=content,insights picks some
- * (`BENCH_ONLY=none` runs only the comparison and the cold start); BENCH_CONTENT=false skips the content one.
+ * alternating rounds (Quire, bare, Quire, bare…) each route gets. Then the module benches
+ * (`bench/*.bench.ts`) run, each in its own process, in name order: all of them with BENCH_ALL=true
+ * (`npm run bench:all`; BENCH_CONTENT=false skips the content one), or those BENCH_ONLY=content,insights
+ * names. BENCH_MAIN=false skips the comparison, the profile and the cold start (module benches only). A
+ * module bench that writes no result of its own is recorded from the tables it prints.
  * Between the comparison and the cold start, bench/profile.ts profiles Quire on the same two routes
  * (PROFILE_SECONDS each, default 5) and prints the top frames. The comparison's rounds also measure the
  * stack's floor, a minimal NestJS app (bench/nest-floor.ts; BENCH_FLOOR=false leaves it out).
@@ -21,7 +24,45 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
-async function compareWithBaseline(): Promise<void> {
+/** The comparison's tables and charts: medians per route for Quire, the floor and the bare server, and the ratios. */
+function record(recorder: BenchRecorder, measured: { name: string; quire: Figures[]; bare: Figures[]; floor: Figures[] }[]): void {
+  const servers = (m: (typeof measured)[number]) =>
+    [
+      ['Quire', m.quire],
+      ['NestJS floor', m.floor],
+      ['bare node:http + pg', m.bare],
+    ].filter(([, figures]) => figures.length) as [string, Figures[]][];
+  const of = (figures: Figures[], key: 'requestsPerSecond' | 'p50' | 'p99') => Math.round(median(figures.map((f) => f[key])));
+  const ratio = (figures: Figures[], bare: Figures[]) => median(figures.map((f, round) => f.requestsPerSecond / bare[round].requestsPerSecond)).toFixed(2);
+  recorder.table(
+    `Throughput and latency: ${ROUNDS} alternating rounds of ${SECONDS} s per server, 10 connections, loopback, same database; medians`,
+    ['route', 'server', 'req/s', 'p50 ms', 'p99 ms', '÷ bare req/s (median of the rounds)'],
+    measured.flatMap((m) =>
+      servers(m).map(([server, figures]) => [m.name, server, of(figures, 'requestsPerSecond'), of(figures, 'p50'), of(figures, 'p99'), ratio(figures, m.bare)]),
+    ),
+  );
+  recorder.chart({
+    title: 'Throughput per route (median req/s, 10 connections)',
+    kind: 'bars',
+    x: 'route',
+    y: 'requests per second',
+    points: measured.flatMap((m) => servers(m).map(([series, figures]) => ({ series, x: m.name, y: of(figures, 'requestsPerSecond') }))),
+  });
+  recorder.chart({
+    title: 'Latency per route (median of the rounds’ p50 and p99)',
+    kind: 'bars',
+    x: 'route',
+    y: 'milliseconds',
+    points: measured.flatMap((m) =>
+      servers(m).flatMap(([server, figures]) => [
+        { series: `${server} p50`, x: m.name, y: of(figures, 'p50') },
+        { series: `${server} p99`, x: m.name, y: of(figures, 'p99') },
+      ]),
+    ),
+  });
+}
+
+async function compareWithBaseline(recorder: BenchRecorder): Promise<void> {
   const database = await createTestDatabase();
   try {
     const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
@@ -49,6 +90,7 @@ async function compareWithBaseline(): Promise<void> {
 
     const lines: string[] = [];
     const floorLines: string[] = [];
+    const measured: { name: string; quire: Figures[]; bare: Figures[]; floor: Figures[] }[] = [];
     for (const [name, path] of routes) {
       await load(quire.url + path, headers, 2); // warm-up
       await load(bare.url + path, headers, 2);
@@ -67,6 +109,7 @@ async function compareWithBaseline(): Promise<void> {
       }
       lines.push(row(name, q, b));
       if (floor) floorLines.push(row(name, f, b));
+      measured.push({ name, quire: q, bare: b, floor: f });
     }
     await quire.stop();
     await bare.stop();
@@ -85,6 +128,7 @@ async function compareWithBaseline(): Promise<void> {
       );
       process.stdout.write(`${floorLines.join('\n')}\n`);
     }
+    record(recorder, measured);
   } finally {
     await database.drop();
   }
@@ -101,7 +145,7 @@ async function createSpace(base: string, organizationId: string, headers: Record
 }
 
 /** Time from process start to `/health/ready` = 200 on the embedded database: first start (initdb) and a restart. */
-async function coldStart(): Promise<void> {
+async function coldStart(recorder: BenchRecorder): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-'));
   chmodSync(dataDir, 0o755);
   const measure = async () => {
@@ -131,30 +175,67 @@ async function coldStart(): Promise<void> {
     const first = await measure();
     const again = await measure();
     process.stdout.write(`\nStart to /health/ready on the embedded database: first start (initdb + migrations) ${first} ms, restart ${again} ms\n`);
+    recorder.table(
+      'Start to /health/ready on the embedded database',
+      ['start', 'ms'],
+      [
+        ['first start (initdb + migrations)', first],
+        ['restart', again],
+      ],
+    );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 async function main() {
-  if (!existsSync(MAIN)) throw new Error('build first: npm run build');
-  await compareWithBaseline();
-  // Where the time of the two hot-path routes goes: a --cpu-prof profile's top frames (BENCH_PROFILE=false skips it).
-  if (process.env.BENCH_PROFILE !== 'false') {
-    execFileSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'profile.ts')], {
-      stdio: 'inherit',
-      cwd: ROOT,
-      env: { ...process.env, PROFILE_SECONDS: process.env.PROFILE_SECONDS ?? '5' },
-    });
+  if (process.env.BENCH_MAIN !== 'false') {
+    if (!existsSync(MAIN)) throw new Error('build first: npm run build');
+    const recorder = new BenchRecorder(
+      'main',
+      'Quire against the bare server and the stack’s floor; cold start',
+      { BENCH_SECONDS: SECONDS, BENCH_ROUNDS: ROUNDS, connections: 10 },
+      'npm run bench (bench/run.ts)',
+    );
+    await compareWithBaseline(recorder);
+    // Where the time of the two hot-path routes goes: a --cpu-prof profile's top frames (BENCH_PROFILE=false skips it).
+    if (process.env.BENCH_PROFILE !== 'false') {
+      execFileSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'profile.ts')], {
+        stdio: 'inherit',
+        cwd: ROOT,
+        env: { ...process.env, PROFILE_SECONDS: process.env.PROFILE_SECONDS ?? '5' },
+      });
+    }
+    await coldStart(recorder);
+    await recorder.save();
   }
-  await coldStart();
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   for (const file of readdirSync(__dirname)
     .filter((name) => name.endsWith('.bench.ts'))
     .sort()) {
     const name = file.slice(0, -'.bench.ts'.length);
-    if (only ? !only.includes(name) : name === 'content' && process.env.BENCH_CONTENT === 'false') continue;
-    execFileSync(process.execPath, ['-r', '@swc-node/register', join(__dirname, file)], { stdio: 'inherit', cwd: ROOT });
+    if (only ? !only.includes(name) : process.env.BENCH_ALL !== 'true' || (name === 'content' && process.env.BENCH_CONTENT === 'false')) continue;
+    await runModuleBench(name, file);
+  }
+}
+
+/** Runs one `bench/<name>.bench.ts` in its own process, its output shown as it comes; records its printed tables if it wrote no result. */
+async function runModuleBench(name: string, file: string): Promise<void> {
+  const resultFile = join(resultsDir(), `${name}.json`);
+  const recorder = new BenchRecorder(name, `bench/${file}`);
+  const started = Date.now();
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, file)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
+    process.stdout.write(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`bench/${file} exited with ${code}`);
+  const wroteOwn = existsSync(resultFile) && statSync(resultFile).mtimeMs >= started;
+  if (!wroteOwn) {
+    for (const table of tablesFromMarkdown(printed)) recorder.table(table.title, table.columns, table.rows);
+    await recorder.save();
   }
 }
 

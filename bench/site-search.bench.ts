@@ -6,6 +6,7 @@ import { startBenchApp } from './in-process';
 import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
+import { BenchRecorder, tablesFromMarkdown } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const LARGE = Number(process.env.BENCH_SITE_SEARCH_PAGES ?? 10_000);
@@ -34,6 +35,10 @@ function pagesOf(count: number, salt: string): DraftPage[] {
 }
 
 async function main(): Promise<void> {
+  const recorder = new BenchRecorder('site-search', 'Site search (searchSiteContent) against the site’s size', {
+    BENCH_SITE_SEARCH_PAGES: LARGE,
+    BENCH_SITE_SEARCH_REQUESTS: REQUESTS,
+  });
   const bench = await startBenchApp({ APP_URL: 'http://app.bench' });
   const { app, base, user, headers, organization, membership } = bench;
   try {
@@ -75,6 +80,7 @@ async function main(): Promise<void> {
       ['two words ("restore logs")', 'restore logs'],
     ];
     const lines: string[] = [];
+    const bySize: { series: string; x: number; y: number }[] = [];
     for (const [name, query] of queries) {
       const times: Record<'large' | 'small' | 'space' | 'user', number[]> = { large: [], small: [], space: [], user: [] };
       const body = JSON.stringify({ query, scope: { mode: 'all' } });
@@ -106,14 +112,24 @@ async function main(): Promise<void> {
         return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
       };
       const [l, s, one, user] = [figure(times.large), figure(times.small), figure(times.space), figure(times.user)];
+      bySize.push({ series: name, x: 3 * SMALL, y: Math.round(s.p95 * 10) / 10 }, { series: name, x: 3 * LARGE, y: Math.round(l.p95 * 10) / 10 });
       lines.push(
         `| ${name} | ${s.p50.toFixed(1)} | ${s.p95.toFixed(1)} | ${l.p50.toFixed(1)} | **${l.p95.toFixed(1)}** | **${(l.p95 / s.p95).toFixed(2)}×** | ${one.p50.toFixed(1)} / ${one.p95.toFixed(1)} | ${user.p50.toFixed(1)} / ${user.p95.toFixed(1)} |`,
       );
     }
-    process.stdout.write(
+    const printed =
       `\nSite search (searchSiteContent, scope all, limit 20; loopback, one process; ${REQUESTS} requests per size, interleaved; build ${large.seconds.toFixed(0)} s for 3 × ${LARGE})\n\n` +
-        `| query | 3 × ${SMALL} p50 ms | 3 × ${SMALL} p95 ms | 3 × ${LARGE} p50 ms | 3 × ${LARGE} p95 ms (goal ≤ 50) | p95 ratio (goal ≤ 3×) | one ${LARGE}-page space, searchSpaceContent p50 / p95 | GET /v1/user p50 / p95 |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`,
-    );
+      `| query | 3 × ${SMALL} p50 ms | 3 × ${SMALL} p95 ms | 3 × ${LARGE} p50 ms | 3 × ${LARGE} p95 ms (goal ≤ 50) | p95 ratio (goal ≤ 3×) | one ${LARGE}-page space, searchSpaceContent p50 / p95 | GET /v1/user p50 / p95 |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`;
+    process.stdout.write(printed);
+    for (const table of tablesFromMarkdown(printed)) recorder.table(table.title, table.columns, table.rows);
+    recorder.chart({
+      title: 'Site search p95 against the site’s size',
+      kind: 'size',
+      x: 'pages in the site (3 spaces)',
+      y: 'p95 milliseconds',
+      points: bySize,
+    });
+    await recorder.save();
   } finally {
     await bench.close();
   }
