@@ -154,7 +154,16 @@ async function postgresVersion(): Promise<string> {
 function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT }).toString().trim();
+    // Changes to what is measured (not the docs, not earlier results).
+    const dirty = execFileSync(
+      'git',
+      ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', 'migrations', 'package.json', ':!bench/results'],
+      {
+        cwd: ROOT,
+      },
+    )
+      .toString()
+      .trim();
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';

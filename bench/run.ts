@@ -35,10 +35,18 @@ function record(recorder: BenchRecorder, measured: { name: string; quire: Figure
   const of = (figures: Figures[], key: 'requestsPerSecond' | 'p50' | 'p99') => Math.round(median(figures.map((f) => f[key])));
   const ratio = (figures: Figures[], bare: Figures[]) => median(figures.map((f, round) => f.requestsPerSecond / bare[round].requestsPerSecond)).toFixed(2);
   recorder.table(
-    `Throughput and latency: ${ROUNDS} alternating rounds of ${SECONDS} s per server, 10 connections, loopback, same database; medians`,
-    ['route', 'server', 'req/s', 'p50 ms', 'p99 ms', '÷ bare req/s (median of the rounds)'],
+    `Throughput and latency: ${ROUNDS} alternating rounds of ${SECONDS} s per server, 10 connections, loopback, same database; medians (a ratio is the median of the per-round ratios)`,
+    ['route', 'server', 'req/s', 'p50 ms', 'p99 ms', '÷ bare req/s', '÷ floor req/s'],
     measured.flatMap((m) =>
-      servers(m).map(([server, figures]) => [m.name, server, of(figures, 'requestsPerSecond'), of(figures, 'p50'), of(figures, 'p99'), ratio(figures, m.bare)]),
+      servers(m).map(([server, figures]) => [
+        m.name,
+        server,
+        of(figures, 'requestsPerSecond'),
+        of(figures, 'p50'),
+        of(figures, 'p99'),
+        ratio(figures, m.bare),
+        m.floor.length ? ratio(figures, m.floor) : '—',
+      ]),
     ),
   );
   recorder.chart({
