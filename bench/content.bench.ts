@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       const ms = median(reads.map((read) => read.ms));
       const selectMs = median(selects);
       const walkMs = median(walks);
-      bySize.push({ series: 'GET /content, whole tree streamed (median)', x: count, y: Math.round(ms) });
+      bySize.push({ series: 'GET /content p50 (streamed)', x: count, y: Math.round(ms) });
       lines.push(
         `| GET /content, ${count} pages (${(reads[0].bytes / 1024 / 1024).toFixed(1)} MB of JSON, streamed) | p50 **${Math.round(ms)} ms**; SELECT of the same rows ${Math.round(selectMs)} ms: **${(ms / selectMs).toFixed(2)}×**; ` +
           `the same rows in the order shown (the route's walk, read at once) ${Math.round(walkMs)} ms: ${(ms / walkMs).toFixed(2)}×; ` +

@@ -178,6 +178,8 @@ function commit(): string {
 export class BenchRecorder {
   private readonly startedAt = new Date();
   private readonly loadBefore = round2(loadavg());
+  /** The code measured: the commit when the bench started. */
+  private readonly commit = commit();
   private readonly tables: ResultTable[] = [];
   private readonly charts: ResultChart[] = [];
 
@@ -214,7 +216,7 @@ export class BenchRecorder {
         memoryGb: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
         node: process.version,
         postgres: await postgresVersion(),
-        commit: commit(),
+        commit: this.commit,
       },
       tables: this.tables,
       charts: this.charts,

@@ -16,7 +16,7 @@ const SERIES_ORDER = (chart: ResultChart) => [...new Set(chart.points.map((point
 /** The vega-lite specification of one chart: grouped bars per x, or one line per series against a log size axis. */
 export function chartSpec(chart: ResultChart): Record<string, unknown> {
   const series = SERIES_ORDER(chart);
-  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series }, legend: { orient: 'right', labelLimit: 260 } };
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: series }, legend: { orient: 'right', labelLimit: 400 } };
   const y = { field: 'y', type: 'quantitative', title: chart.y };
   const common = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
