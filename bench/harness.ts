@@ -129,6 +129,8 @@ export interface BenchResult {
   environment: ResultEnvironment;
   tables: ResultTable[];
   charts: ResultChart[];
+  /** What a bench printed, when it printed no table to record (shown as is). */
+  output?: string;
 }
 
 /** `bench/results`, or BENCH_RESULTS_DIR (the report's unit test renders from a scratch directory). */
@@ -182,6 +184,7 @@ export class BenchRecorder {
   private readonly commit = commit();
   private readonly tables: ResultTable[] = [];
   private readonly charts: ResultChart[] = [];
+  private printed?: string;
 
   constructor(
     private readonly name: string,
@@ -197,6 +200,11 @@ export class BenchRecorder {
 
   chart(chart: ResultChart): this {
     this.charts.push(chart);
+    return this;
+  }
+
+  output(text: string): this {
+    this.printed = text;
     return this;
   }
 
@@ -220,6 +228,7 @@ export class BenchRecorder {
       },
       tables: this.tables,
       charts: this.charts,
+      ...(this.printed === undefined ? {} : { output: this.printed }),
     };
     mkdirSync(resultsDir(), { recursive: true });
     const file = join(resultsDir(), `${this.name}.json`);

@@ -122,6 +122,7 @@ export async function writeReport(dir: string): Promise<string> {
     if (parameters.length) out.push('', `Parameters: ${parameters.map(([key, value]) => `${key}=${value}`).join(', ')}.`);
     out.push('');
     for (const table of result.tables) out.push(`**${table.title}**`, '', markdownTable(table), '');
+    if (result.output) out.push('```text', result.output.replaceAll('```', "'''"), '```', '');
     for (const [index, chart] of result.charts.entries()) {
       const file = `${result.name}-${index + 1}.svg`;
       writeFileSync(join(dir, file), await renderSvg(chart));

@@ -227,7 +227,7 @@ async function main() {
   }
 }
 
-/** Runs one `bench/<name>.bench.ts` in its own process, its output shown as it comes; records its printed tables if it wrote no result. */
+/** Runs one `bench/<name>.bench.ts` in its own process, its output shown as it comes; records its printed tables (or, without any, its output) if it wrote no result. */
 async function runModuleBench(name: string, file: string): Promise<void> {
   const resultFile = join(resultsDir(), `${name}.json`);
   const recorder = new BenchRecorder(name, `bench/${file}`);
@@ -242,7 +242,9 @@ async function runModuleBench(name: string, file: string): Promise<void> {
   if (code !== 0) throw new Error(`bench/${file} exited with ${code}`);
   const wroteOwn = existsSync(resultFile) && statSync(resultFile).mtimeMs >= started;
   if (!wroteOwn) {
-    for (const table of tablesFromMarkdown(printed)) recorder.table(table.title, table.columns, table.rows);
+    const tables = tablesFromMarkdown(printed);
+    for (const table of tables) recorder.table(table.title, table.columns, table.rows);
+    if (!tables.length) recorder.output(printed.trim());
     await recorder.save();
   }
 }

@@ -57,6 +57,11 @@ describe('bench report (bench/report.ts)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'quire-bench-report-'));
     writeFileSync(join(dir, 'main.json'), JSON.stringify(result));
+    // A bench recorded from its printed output (no table): shown as is, after the main comparison.
+    writeFileSync(
+      join(dir, 'document.json'),
+      JSON.stringify({ ...result, name: 'document', title: 'bench/document.bench.ts', tables: [], charts: [], output: 'parse 42.5 ms/MB' }),
+    );
     writeFileSync(join(dir, 'stale-1.svg'), '<svg/>');
     // The real command (`npm run bench:report`), in its own process: vega loads as ES modules there.
     execFileSync(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'bench', 'report.ts')], {
@@ -72,11 +77,13 @@ describe('bench report (bench/report.ts)', () => {
     expect(report).toContain('| route | server | req/s |');
     expect(report).toContain('| GET /v1/user | Quire | 4321 |');
     expect(report).toContain('| GET /v1/user | bare \\| pg | 9876 |');
-    expect(report).toContain('| Fixture CPU 3000 | 2 | 7.8 GB | v20.19.0 | 16.4 | main |');
     expect(report).toContain('| abc1234 | 2026-01-02 03:04 | 60 s | 1.25 / 0.50 / 0.25 | 2.50 / 1.00 / 0.50 |');
     expect(report).toContain('Parameters: BENCH_SECONDS=10.');
     expect(report).toContain('![Throughput per route](main-1.svg)');
     expect(report).toContain('![Merge cost against space size](main-2.svg)');
+    expect(report).toContain('| Fixture CPU 3000 | 2 | 7.8 GB | v20.19.0 | 16.4 | main, document |');
+    expect(report.indexOf('## Fixture comparison')).toBeLessThan(report.indexOf('## bench/document.bench.ts'));
+    expect(report).toContain('```text\nparse 42.5 ms/MB\n```');
   });
 
   it('draws each chart as an SVG with its title, axes and series, and removes stale ones', () => {
