@@ -66,9 +66,9 @@ export class ChangeRequestRevisions {
     };
   }
 
-  /** A revision drafted by another module's builder (website import). */
+  /** A revision drafted by another module's builder (website import), for a change request: never activated by this write. */
   async writeDraft(draft: RevisionDraft, em: EntityManager): Promise<string> {
-    return (await this.writer.write(draft, em)).id;
+    return (await this.writer.write(draft, em, { activated: false })).id;
   }
 
   /** Sets `markdown` on the given pages from their documents. */
