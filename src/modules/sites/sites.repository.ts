@@ -108,6 +108,21 @@ export class SitesRepository {
     await em.query(`UPDATE sites SET customization = $2::jsonb, updated_at = now() WHERE id = $1`, [siteId, JSON.stringify(settings)]);
   }
 
+  /** Whether the site is published, as `em`'s transaction sees it (false for a site deleted by it). */
+  async isPublished(siteId: string, em: EntityManager): Promise<boolean> {
+    const [row]: { published: boolean }[] = await em.query(`SELECT published FROM sites WHERE id = $1`, [siteId]);
+    return row?.published ?? false;
+  }
+
+  /** The ids of the published sites showing the space, in id order. */
+  async publishedSitesShowing(spaceId: string, em: EntityManager): Promise<string[]> {
+    const rows: { id: string }[] = await em.query(
+      `SELECT DISTINCT s.id FROM site_spaces ss JOIN sites s ON s.id = ss.site_id WHERE ss.space_id = $1 AND s.published ORDER BY s.id`,
+      [spaceId],
+    );
+    return rows.map((row) => row.id);
+  }
+
   // --- site spaces ---------------------------------------------------------------------------------
 
   /**
