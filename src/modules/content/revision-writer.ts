@@ -17,6 +17,7 @@ import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { deriveTreeKeys } from './tree/tree-keys';
 import { contentError } from './content.errors';
 import { PreparedSearchTable, SEARCH_CONFIG, SearchIndexWritesRepository } from '../space-writes/search-index-writes.repository';
+import { DOCUMENT_GC_LOCK } from './revision-lifecycle.repository';
 
 // A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
 const MAX_INDEXED_CHARS = 400_000;
@@ -29,13 +30,6 @@ const PRESTORE_AFTER = 2000;
 const PRESTORE_CONNECTIONS = 2;
 /** Bodies per pre-store statement (each one short transaction). */
 const PRESTORE_CHUNK = 1000;
-
-/**
- * The advisory lock between document GC and writes that store their bodies before their revision's
- * transaction references them: such a write holds it shared from before its first body is stored
- * until its revision commits; `RevisionLifecycleService.collectGarbage` takes it exclusively.
- */
-export const DOCUMENT_GC_LOCK = `hashtext('quire:document-gc')`;
 
 /** A page of a revision being written: either new markdown, or the document of the page it carries over. */
 export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'computed' | 'createdAt' | 'updatedAt'> & {
