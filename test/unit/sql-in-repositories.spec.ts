@@ -21,7 +21,6 @@ const ALLOWED: Record<string, { calls: number; why: string }> = {
   'content/revision-delta-links.ts': { calls: 10, why: 'writer: link rows of a layer, reclassified in SQL' },
   'content/copy-rows.ts': { calls: 1, why: 'writer: COPY FROM STDIN of a revision’s rows' },
   // Not moved yet.
-  'space-writes/search-tables.job.ts': { calls: 5, why: 'not moved yet: the sweep of retired search tables' },
   'integrations/integration-tokens.service.ts': { calls: 3, why: 'not moved yet' },
   'spaces/space-retention.service.ts': { calls: 2, why: 'not moved yet' },
   'published/site-auth/site-token-keys.ts': { calls: 2, why: 'not moved yet' },
