@@ -20,6 +20,90 @@ const platform = (what, ...folders) => ({
 });
 const layers = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
+/*
+ * Role suffixes of injectables (`teams.service.ts`, `search-tables.job.ts`…). An injectable whose file name has
+ * none takes the service role through one of the lists below: the write path (`writer`) and the helpers beside
+ * services (authenticators, signers, sandboxes). Either stands where services stand: it may import repositories,
+ * entities, read models, policies, errors and services, never a controller or presenter, and nothing below a
+ * service (repository, presenter, entity, read model, errors, policy, DTO) imports it. The rule
+ * `quire/injectable-role` fails for an `@Injectable()` in a file with neither a suffix nor an entry here.
+ */
+const INJECTABLE_SUFFIXES = [
+  'service',
+  'repository',
+  'controller',
+  'guard',
+  'presenter',
+  'policy',
+  'module',
+  'job',
+  'listener',
+  'interceptor',
+  'pipe',
+  'subscriber',
+  'renderer',
+  'dto',
+];
+const WRITERS = [
+  'src/modules/**/*-writer.ts',
+  'src/modules/space-writes/space-unit-of-work.ts',
+  'src/modules/change-requests/change-request-revisions.ts',
+  'src/modules/sites/site-writes.ts',
+];
+const HELPERS = [
+  'src/modules/published/site-auth/site-token-authenticator.ts',
+  'src/modules/published/site-auth/site-token-keys.ts',
+  'src/modules/published/site-auth-urls.ts',
+  'src/modules/published/snapshot-freshness.ts',
+  'src/modules/content/computed/computed-pages.ts',
+  'src/modules/content/reader-files/file-url-signer.ts',
+  'src/modules/openapi-specs/source/spec-workers.ts',
+  'src/modules/openapi-specs/source/spec-loader.ts',
+  'src/modules/sites/freshness/renderer-revalidation.ts',
+  'src/modules/integrations/runtime/script-dispatcher.ts',
+  'src/modules/integrations/runtime/script-sandbox.ts',
+  'src/modules/integrations/script-auth/script-authenticator.ts',
+  'src/modules/spaces/clock.ts',
+];
+const SERVICE_LIKE = [...WRITERS, ...HELPERS];
+/** An import of a writer or helper, by the file's name (`./space-unit-of-work`, `../content/revision-writer`). */
+const serviceLike = (message) => ({
+  regex: `(^|/)(${SERVICE_LIKE.map((file) => file.replace(/^.*\//, '').replace(/\.ts$/, '').replace('*', '[^/]*')).join('|')})(\\.ts)?$`,
+  message: `${message} (it imports no writer or helper of the service role: eslint.config.mjs, WRITERS and HELPERS)`,
+});
+const globToRegExp = (glob) =>
+  new RegExp(
+    `(^|/)${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*\*\//g, '\0')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\0/g, '(?:.*/)?')}$`,
+  );
+const roleOf = (filename) => {
+  const file = filename.replace(/\\/g, '/');
+  if (new RegExp(`\\.(${INJECTABLE_SUFFIXES.join('|')})\\.ts$`).test(file)) return 'suffix';
+  return SERVICE_LIKE.some((glob) => globToRegExp(glob).test(file)) ? 'listed' : null;
+};
+const quire = {
+  rules: {
+    'injectable-role': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        messages: { none: 'An @Injectable() needs a role: a suffix ({{suffixes}}) or an entry in WRITERS or HELPERS of eslint.config.mjs' },
+      },
+      create: (context) => ({
+        Decorator(node) {
+          const callee = node.expression.type === 'CallExpression' ? node.expression.callee : node.expression;
+          if (callee.type !== 'Identifier' || callee.name !== 'Injectable') return;
+          if (roleOf(context.filename)) return;
+          context.report({ node, messageId: 'none', data: { suffixes: INJECTABLE_SUFFIXES.map((s) => `*.${s}.ts`).join(', ') } });
+        },
+      }),
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'scratch/', 'openapi/', 'jest.config.js', 'test/integrations/'] },
   js.configs.recommended,
@@ -55,6 +139,7 @@ export default tseslint.config(
     rules: layers(
       platform('A domain module'),
       role('A presenter shapes entities and read models only', 'module', 'controller', 'service', 'repository', 'guard'),
+      serviceLike('A presenter shapes entities and read models only'),
     ),
   },
   {
@@ -62,6 +147,7 @@ export default tseslint.config(
     rules: layers(
       platform('A domain module'),
       role('A repository stands below services and presenters: its row types go in a *.read-model.ts', 'module', 'controller', 'presenter', 'service', 'guard'),
+      serviceLike('A repository stands below services: it returns what a writer needs to write, the writer writes'),
     ),
   },
   {
@@ -83,8 +169,16 @@ export default tseslint.config(
         'repository',
         'guard',
       ),
+      serviceLike('Entities, read models, errors, policies and DTOs are the bottom of a module'),
     ),
   },
+  // Writers and helpers (WRITERS, HELPERS above) take the service role: what services may import, nothing more.
+  {
+    files: SERVICE_LIKE,
+    rules: layers(platform('A domain module'), role('A writer or helper stands where services stand', 'module', 'controller', 'presenter')),
+  },
+  // Every injectable of a module has a role: a suffix, or an entry in WRITERS or HELPERS.
+  { files: ['src/modules/**/*.ts'], plugins: { quire }, rules: { 'quire/injectable-role': 'error' } },
   // Between the space modules, bottom to top: space-model/ → access/ → space-writes/ → collections/, content/
   // (side by side) → spaces/. Kept with the typescript-eslint twin of the rule, so these patterns add to
   // the per-role ones above instead of replacing them.

@@ -233,20 +233,47 @@ describe('search rows in a table of the space own (SEARCH_TABLE_AFTER)', () => {
       expect(built).toEqual(await rowsOf((await tableOf(space.id)) as string, space.id));
     });
 
-    it('drops the table of a write that fails after it was built, and the old rows stay', async () => {
+    it('drops the table of a write whose activation fails after it was built, and the old rows stay', async () => {
       const space = await createSpace(t, org);
       await write(space.id, draftPages('first'));
       const table = await tableOf(space.id);
       const before = await unnamed();
+      let failing = true;
+      // A listener of activated revisions fails (it runs after the table was swapped in, in the same transaction).
+      t.app.get(SpaceUnitOfWork).onRevisionActivated(async ({ spaceId }) => {
+        if (failing && spaceId === space.id) throw new Error('the write fails after its search table was built');
+      });
+      let built: string[] = [];
       await expect(
         write(space.id, draftPages('failed'), async () => {
           for (let i = 0; i < 200 && (await unnamed()).length === before.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-          throw new Error('the write fails after its search table was built');
+          built = await unnamed();
         }),
       ).rejects.toThrow('the write fails');
+      failing = false;
+      expect(built.length).toBe(before.length + 1);
       expect(await unnamed()).toEqual(before);
       expect(await tableOf(space.id)).toBe(table);
       expect((await search(space.id, 'narwhal17')).items.map((item) => item.title)).toEqual(['Page 17 first']);
+      expect((await search(space.id, 'failed')).count).toBe(0);
+    });
+
+    it('leaves the table of a write that fails before handing its revision on to the sweep, which drops it once the write has ended', async () => {
+      const space = await createSpace(t, org);
+      await write(space.id, draftPages('first'));
+      const before = await unnamed();
+      let built: string[] = [];
+      await expect(
+        write(space.id, draftPages('failed'), async () => {
+          for (let i = 0; i < 200 && (await unnamed()).length === before.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+          built = await unnamed();
+          throw new Error('the write fails after its search table was built');
+        }),
+      ).rejects.toThrow('the write fails');
+      const orphan = built.filter((name) => !before.includes(name));
+      expect(orphan).toHaveLength(1);
+      expect(await t.app.get(SearchTablesJob).dropRetired()).toContain(orphan[0]);
+      expect(await tableExists(orphan[0])).toBe(false);
       expect((await search(space.id, 'failed')).count).toBe(0);
     });
   });

@@ -1,12 +1,49 @@
 import { HttpException } from '@nestjs/common';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { classifyError } from '../../src/common/errors/classify-error';
 import { DomainError } from '../../src/common/errors/domain-error';
 import { ERROR_STATUS, ErrorCode } from '../../src/error-codes';
 import { memberError } from '../../src/modules/members/member.errors';
 import { teamError } from '../../src/modules/teams/team.errors';
 
+const MODULES = join(__dirname, '..', '..', 'src', 'modules');
+
+function errorsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? errorsFiles(join(dir, entry.name)) : entry.name.endsWith('.errors.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** Every table of codes and statuses a module declares (`export const TEAM_ERRORS = { … }` in a `*.errors.ts`). */
+function moduleTables(): { name: string; table: Record<string, number> }[] {
+  return errorsFiles(MODULES).flatMap((file) =>
+    Object.entries(require(file) as Record<string, unknown>)
+      .filter(([name]) => /^[A-Z_]+_ERRORS$/.test(name))
+      .map(([name, table]) => ({ name: `${relative(MODULES, file)}: ${name}`, table: table as Record<string, number> })),
+  );
+}
+
 describe('stable error codes', () => {
   const entries = Object.entries(ERROR_STATUS) as [ErrorCode, number][];
+
+  it("composes every module's table into ERROR_STATUS, with the module's statuses", () => {
+    const tables = moduleTables();
+    expect(tables.length).toBeGreaterThanOrEqual(20);
+    const left = tables.flatMap(({ name, table }) =>
+      Object.entries(table)
+        .filter(([code, status]) => (ERROR_STATUS as Record<string, number>)[code] !== status)
+        .map(([code]) => `${name} ${code}`),
+    );
+    expect(left).toEqual([]);
+  });
+
+  it('has no code declared by two modules, and none that no module declares', () => {
+    const declared = new Map<string, string[]>();
+    for (const { name, table } of moduleTables()) for (const code of Object.keys(table)) declared.set(code, [...(declared.get(code) ?? []), name]);
+    expect([...declared].filter(([, names]) => names.length > 1)).toEqual([]);
+    expect(Object.keys(ERROR_STATUS).filter((code) => !declared.has(code))).toEqual([]);
+  });
 
   it('names every code `<snake_case module>.<snake_case>` and maps it to a client status', () => {
     expect(entries.length).toBeGreaterThan(20);

@@ -4,9 +4,10 @@ export type DomainErrorStatus = 400 | 403 | 404 | 409 | 422 | 502;
 
 /**
  * A broken domain rule with a stable `code` (`team.not_found`): what logs, jobs and a future client
- * can rely on, unlike the message. It carries no HTTP status: each module declares its codes in
- * `<module>.errors.ts` (with a helper that throws only those), and the application's one table
- * (`src/error-codes.ts`) gives each code its status at the HTTP edge, through ERROR_STATUSES.
+ * can rely on, unlike the message. It carries no HTTP status: each module declares its codes with their
+ * statuses in `<module>.errors.ts` (with a helper that throws only those), and the application composes
+ * those tables into one (`src/error-codes.ts`), which gives each code its status at the HTTP edge, through
+ * ERROR_STATUSES.
  */
 export class DomainError<Code extends string = string> extends Error {
   override readonly name = 'DomainError';

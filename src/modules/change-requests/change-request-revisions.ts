@@ -66,16 +66,17 @@ export class ChangeRequestRevisions {
     };
   }
 
-  /** A revision drafted by another module's builder (website import). */
+  /** A revision drafted by another module's builder (website import), for a change request: never activated by this write. */
   async writeDraft(draft: RevisionDraft, em: EntityManager): Promise<string> {
-    return (await this.writer.write(draft, em)).id;
+    return (await this.writer.write(draft, em, { activated: false })).id;
   }
 
   /** Sets `markdown` on the given pages from their documents. */
   async withBodies(pages: TreePage[], em: EntityManager): Promise<void> {
-    const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => !!id))];
-    const rows: { id: string; markdown: string }[] = ids.length ? await em.query(`SELECT id, markdown FROM documents WHERE id = ANY($1::text[])`, [ids]) : [];
-    const bodies = new Map(rows.map((row) => [row.id, row.markdown]));
+    const bodies = await this.content.bodies(
+      pages.map((page) => page.documentId).filter((id): id is string => !!id),
+      em,
+    );
     for (const page of pages) page.markdown = page.documentId ? (bodies.get(page.documentId) ?? '') : '';
   }
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
 import { POSITION_GAP, positionBetween } from '../space-model/position';
 
 /** Advisory-lock namespace of the content tree (one lock per organization, keyed by the hash of its id). */
@@ -31,8 +30,6 @@ const ITEMS = `
  */
 @Injectable()
 export class ContentTreeRepository {
-  constructor(private readonly spaceWrites: SpaceUnitOfWork) {}
-
   /** Serialises tree changes in the organization until the transaction ends. */
   async lock(organizationId: string, manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TREE_LOCK, organizationId]);
@@ -57,33 +54,32 @@ export class ContentTreeRepository {
   }
 
   /**
-   * The position for `movingId` right before or after `anchor` (an item of the same organization),
-   * renumbering the organization's items when the neighbours leave no room.
+   * The position for `movingId` right before or after `anchor` (an item of the same organization), or
+   * null when the neighbours leave no room (the caller renumbers, then asks again).
    */
-  async nextTo(anchor: TreeItem, side: 'before' | 'after', movingId: string, manager: EntityManager): Promise<number> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const [{ position: anchorPosition }] = await manager.query(`SELECT position FROM (${ITEMS}) items WHERE id = $3`, [
-        anchor.organizationId,
-        movingId,
-        anchor.id,
-      ]);
-      const before = side === 'before';
-      const [neighbour] = await manager.query(
-        `SELECT position FROM (${ITEMS}) items WHERE (position, id) ${before ? '<' : '>'} ($3::bigint, $4::text)
-          ORDER BY position ${before ? 'DESC' : 'ASC'}, id ${before ? 'DESC' : 'ASC'} LIMIT 1`,
-        [anchor.organizationId, movingId, anchorPosition, anchor.id],
-      );
-      const other = neighbour ? Number(neighbour.position) : null;
-      const anchorAt = Number(anchorPosition);
-      const position = before ? positionBetween(other, anchorAt) : positionBetween(anchorAt, other);
-      if (position !== null) return position;
-      await this.renumber(anchor.organizationId, manager);
-    }
-    throw new Error(`Could not place ${movingId} next to ${anchor.id} after renumbering`);
+  async nextTo(anchor: TreeItem, side: 'before' | 'after', movingId: string, manager: EntityManager): Promise<number | null> {
+    const [{ position: anchorPosition }] = await manager.query(`SELECT position FROM (${ITEMS}) items WHERE id = $3`, [
+      anchor.organizationId,
+      movingId,
+      anchor.id,
+    ]);
+    const before = side === 'before';
+    const [neighbour] = await manager.query(
+      `SELECT position FROM (${ITEMS}) items WHERE (position, id) ${before ? '<' : '>'} ($3::bigint, $4::text)
+        ORDER BY position ${before ? 'DESC' : 'ASC'}, id ${before ? 'DESC' : 'ASC'} LIMIT 1`,
+      [anchor.organizationId, movingId, anchorPosition, anchor.id],
+    );
+    const other = neighbour ? Number(neighbour.position) : null;
+    const anchorAt = Number(anchorPosition);
+    return before ? positionBetween(other, anchorAt) : positionBetween(anchorAt, other);
   }
 
-  /** Spreads the organization's items `POSITION_GAP` apart again, keeping their order (spaces through their unit of work). */
-  private async renumber(organizationId: string, manager: EntityManager): Promise<void> {
+  /**
+   * Spreads the organization's collections `POSITION_GAP` apart again, keeping the order of all its
+   * items, and returns the positions its spaces take in that order: the caller writes those through
+   * the space's unit of work (`SpaceUnitOfWork.relocate`), the only writer of `spaces`.
+   */
+  async renumber(organizationId: string, manager: EntityManager): Promise<{ id: string; position: number }[]> {
     const numbered: { id: string; kind: TreeItemKind; position: string }[] = await manager.query(
       `WITH items AS (
          SELECT id, 'space' AS kind, position FROM spaces WHERE organization_id = $1
@@ -99,6 +95,6 @@ export class ContentTreeRepository {
       collections.map((item) => item.id),
       collections.map((item) => item.position),
     ]);
-    await this.spaceWrites.relocate(of('space'), null, manager);
+    return of('space');
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
 import { ContentTreeRepository, TreeItem, TreeItemKind } from './content-tree.repository';
 import { ContentPositionDto } from './dto/move.dto';
 import { collectionError } from './collection.errors';
@@ -10,7 +11,10 @@ import { collectionError } from './collection.errors';
  */
 @Injectable()
 export class ContentTreeService {
-  constructor(private readonly tree: ContentTreeRepository) {}
+  constructor(
+    private readonly tree: ContentTreeRepository,
+    private readonly spaceWrites: SpaceUnitOfWork,
+  ) {}
 
   lock(organizationId: string, manager: EntityManager): Promise<void> {
     return this.tree.lock(organizationId, manager);
@@ -29,7 +33,20 @@ export class ContentTreeService {
   /** The position right after `item` (a duplicate lands next to its source). */
   async after(kind: TreeItemKind, id: string, newId: string, manager: EntityManager): Promise<number> {
     const item = (await this.tree.find(kind, id, manager)) as TreeItem;
-    return this.tree.nextTo(item, 'after', newId, manager);
+    return this.nextTo(item, 'after', newId, manager);
+  }
+
+  /**
+   * The position for `movingId` right before or after `anchor`, renumbering the organization's items
+   * (collections in the tree, spaces through their unit of work) when the neighbours leave no room.
+   */
+  private async nextTo(anchor: TreeItem, side: 'before' | 'after', movingId: string, manager: EntityManager): Promise<number> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const position = await this.tree.nextTo(anchor, side, movingId, manager);
+      if (position !== null) return position;
+      await this.spaceWrites.relocate(await this.tree.renumber(anchor.organizationId, manager), null, manager);
+    }
+    throw new Error(`Could not place ${movingId} next to ${anchor.id} after renumbering`);
   }
 
   /**
@@ -55,7 +72,7 @@ export class ContentTreeService {
           `${field}: ${pointer.type} ${anchorId} is not beside the destination (${parentId ? `collection ${parentId}` : 'top level'})`,
         );
       }
-      return this.tree.nextTo(anchor, side, moving.id, manager);
+      return this.nextTo(anchor, side, moving.id, manager);
     }
     if (parentId !== moving.parentId) return this.tree.end(moving.organizationId, manager);
     return moving.position;

@@ -1,14 +1,17 @@
-import { DomainError } from '../../common/errors/domain-error';
+import { DomainError, type ErrorStatusTable } from '../../common/errors/domain-error';
 
-/** Stable error codes of the comments module (their HTTP statuses: `src/error-codes.ts`). */
-export type CommentErrorCode =
-  | 'comment.not_found'
-  | 'comment.reply_not_found'
-  | 'comment.edit_forbidden'
-  | 'comment.resolve_forbidden'
-  | 'comment.delete_forbidden'
-  | 'comment.unknown_page'
-  | 'comment.unknown_node';
+/** Stable error codes of the comments module and their HTTP statuses. */
+export const COMMENT_ERRORS = {
+  'comment.not_found': 404,
+  'comment.reply_not_found': 404,
+  'comment.edit_forbidden': 403,
+  'comment.resolve_forbidden': 403,
+  'comment.delete_forbidden': 403,
+  'comment.unknown_page': 400,
+  'comment.unknown_node': 400,
+} as const satisfies ErrorStatusTable;
+
+export type CommentErrorCode = keyof typeof COMMENT_ERRORS;
 
 /** The error to throw for a broken rule of the comments module: `throw commentError('comment.not_found', message)`. */
 export const commentError = (code: CommentErrorCode, message: string) => new DomainError(code, message);

@@ -17,6 +17,7 @@ import { LinksController } from './links/links.controller';
 import { LinksRepository } from './links/links.repository';
 import { LinksService } from './links/links.service';
 import { RevisionLifecycleService } from './revision-lifecycle.service';
+import { RevisionLifecycleRepository } from './revision-lifecycle.repository';
 import { RevisionWriter } from './revision-writer';
 import { RevisionDeltaWriter } from './revision-delta-writer';
 import { RevisionsController } from './revisions.controller';
@@ -73,6 +74,7 @@ import { GitSyncService } from './git-sync/git-sync.service';
     RevisionWriter,
     RevisionDeltaWriter,
     RevisionLifecycleService,
+    RevisionLifecycleRepository,
     SearchIndexRepository,
     SearchService,
     LinksRepository,

@@ -101,3 +101,9 @@ export interface RevisionFilesPage {
   context: RevisionContext;
   page: Page<RevisionFile>;
 }
+
+/** What one run of content GC removed (`RevisionLifecycleService.collectGarbage`). */
+export interface GarbageCollected {
+  documents: number;
+  blobs: number;
+}

@@ -239,22 +239,31 @@ export class ContentRepository {
   async reusableContentBodies(revisionId: string, ids: string[]): Promise<(RevisionReusableContent & { markdown: string | null })[]> {
     if (ids.length === 0) return [];
     const contents = await this.dataSource.manager.find(RevisionReusableContent, { where: { revisionId, reusableContentId: In(ids) } });
-    const documentIds = [...new Set(contents.map((content) => content.documentId).filter((id): id is string => id !== null))];
-    const documents = documentIds.length
-      ? await this.dataSource.manager.find(ContentDocument, { where: { id: In(documentIds) }, select: { id: true, markdown: true } })
-      : [];
-    const bodies = new Map(documents.map((document) => [document.id, document.markdown]));
+    const bodies = await this.bodies(contents.map((content) => content.documentId).filter((id): id is string => id !== null));
     return contents.map((content) => Object.assign(content, { markdown: content.documentId ? (bodies.get(content.documentId) ?? null) : null }));
   }
 
-  private async withBodies(pages: RevisionPage[], manager: EntityManager): Promise<PageWithBody[]> {
-    const ids = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => id !== null))];
+  /** Pages with their bodies (`markdown`, null for a page without one). */
+  async withBodies(pages: RevisionPage[], manager: EntityManager = this.dataSource.manager): Promise<PageWithBody[]> {
+    const bodies = await this.bodies(
+      pages.map((page) => page.documentId).filter((id): id is string => id !== null),
+      manager,
+    );
+    return pages.map((page) => Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null }));
+  }
+
+  /**
+   * The one reader of bodies by id: the markdown of each distinct stored body among `documentIds`, by id
+   * (5,000 ids a statement). Pages, reusable contents, links and change requests read bodies through it.
+   */
+  async bodies(documentIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, string>> {
+    const ids = [...new Set(documentIds)];
     const bodies = new Map<string, string>();
     for (let i = 0; i < ids.length; i += 5000) {
       const documents = await manager.find(ContentDocument, { where: { id: In(ids.slice(i, i + 5000)) }, select: { id: true, markdown: true } });
       for (const document of documents) bodies.set(document.id, document.markdown);
     }
-    return pages.map((page) => Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null }));
+    return bodies;
   }
 }
 

@@ -16,7 +16,8 @@ import { Revision, RevisionGit, RevisionType } from './revision.entity';
 import { derivePaths, duplicateSiblingSlugs } from './tree/slugs';
 import { deriveTreeKeys } from './tree/tree-keys';
 import { contentError } from './content.errors';
-import { SEARCH_CONFIG, SearchIndexWritesRepository } from '../space-writes/search-index-writes.repository';
+import { PreparedSearchTable, SEARCH_CONFIG, SearchIndexWritesRepository } from '../space-writes/search-index-writes.repository';
+import { DOCUMENT_GC_LOCK } from './revision-lifecycle.repository';
 
 // A tsvector holds at most 1 MB; longer bodies are indexed on their beginning.
 const MAX_INDEXED_CHARS = 400_000;
@@ -29,13 +30,6 @@ const PRESTORE_AFTER = 2000;
 const PRESTORE_CONNECTIONS = 2;
 /** Bodies per pre-store statement (each one short transaction). */
 const PRESTORE_CHUNK = 1000;
-
-/**
- * The advisory lock between document GC and writes that store their bodies before their revision's
- * transaction references them: such a write holds it shared from before its first body is stored
- * until its revision commits; `RevisionLifecycleService.collectGarbage` takes it exclusively.
- */
-export const DOCUMENT_GC_LOCK = `hashtext('quire:document-gc')`;
 
 /** A page of a revision being written: either new markdown, or the document of the page it carries over. */
 export type DraftPage = Omit<RevisionPage, 'revisionId' | 'path' | 'documentId' | 'computed' | 'createdAt' | 'updatedAt'> & {
@@ -94,6 +88,13 @@ export interface RevisionDraft {
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /**
+ * A revision `RevisionWriter.write` wrote, with the search table it started building apart for it
+ * when it is large (`SearchIndexWritesRepository.prepare`): `SpaceUnitOfWork.commitRevision` swaps
+ * that table in when it activates the revision.
+ */
+export type WrittenWhole = Revision & { searchTable: PreparedSearchTable | null };
+
+/**
  * Writes a new immutable revision: bodies and bytes go to the content-addressed stores (only the
  * ones not there yet), then the tree, the files and the revision's classified links. Runs inside
  * the caller's transaction, so a failure leaves nothing behind.
@@ -111,7 +112,7 @@ export class RevisionWriter {
    * writes the links; the tree rows then reference them. Bodies stored for a write that fails are
    * unreferenced, hence invisible, until document GC collects them.
    */
-  async write(draft: RevisionDraft, em: EntityManager): Promise<Revision> {
+  async write(draft: RevisionDraft, em: EntityManager, { activated = true }: { activated?: boolean } = {}): Promise<WrittenWhole> {
     const now = new Date();
     const paths = this.checkTree(draft.pages);
     const keys = deriveTreeKeys(draft.pages);
@@ -156,6 +157,7 @@ export class RevisionWriter {
         updatedAt: page.updatedAt ?? now,
       };
     });
+    let searchTable: PreparedSearchTable | null = null;
     if (prestore) {
       // Links need no stored body (only the markdown): they are written while the bodies are stored.
       // The connections are taken first: computing the links keeps the event loop busy for seconds,
@@ -166,33 +168,39 @@ export class RevisionWriter {
       } finally {
         await Promise.all(runners.map((runner) => runner.release()));
       }
-      // Every body is committed now: a large revision's search table is built apart while this transaction writes the tree.
-      await this.searchIndex.prepare(draft.spaceId, revision.id, pageRows, em);
+      // Every body is committed now: a large revision's search table is built apart while this transaction
+      // writes the tree, unless the revision is not to be activated (a change request's).
+      if (activated) searchTable = await this.searchIndex.prepare(draft.spaceId, revision.id, pageRows, em);
     }
-    await this.insertPages(revision.id, pageRows, em);
-    const fileRows = draft.files.map(({ data: _data, ...file }) => ({
-      ...file,
-      revisionId: revision.id,
-      blobId: file.blobId as string,
-      createdAt: file.createdAt ?? now,
-    }));
-    await this.insertFiles(revision.id, fileRows, em);
-    if (draft.reusableContents?.length) {
-      const contents = draft.reusableContents;
-      await em.query(
-        `INSERT INTO revision_reusable_content_rows (revision_id, reusable_content_id, title, document_id)
-         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
-        [
-          revision.id,
-          contents.map((content) => content.reusableContentId),
-          contents.map((content) => content.title),
-          contents.map((content) => content.documentId ?? null),
-        ],
-      );
-    }
+    try {
+      await this.insertPages(revision.id, pageRows, em);
+      const fileRows = draft.files.map(({ data: _data, ...file }) => ({
+        ...file,
+        revisionId: revision.id,
+        blobId: file.blobId as string,
+        createdAt: file.createdAt ?? now,
+      }));
+      await this.insertFiles(revision.id, fileRows, em);
+      if (draft.reusableContents?.length) {
+        const contents = draft.reusableContents;
+        await em.query(
+          `INSERT INTO revision_reusable_content_rows (revision_id, reusable_content_id, title, document_id)
+           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+          [
+            revision.id,
+            contents.map((content) => content.reusableContentId),
+            contents.map((content) => content.title),
+            contents.map((content) => content.documentId ?? null),
+          ],
+        );
+      }
 
-    if (!prestore) await this.writeLinks(revision.id, pageRows, draft.files, markdownById, em);
-    return em.findOneByOrFail(Revision, { id: revision.id });
+      if (!prestore) await this.writeLinks(revision.id, pageRows, draft.files, markdownById, em);
+      return Object.assign(await em.findOneByOrFail(Revision, { id: revision.id }), { searchTable });
+    } catch (error) {
+      await this.searchIndex.abandon(searchTable);
+      throw error;
+    }
   }
 
   /**

@@ -1,20 +1,23 @@
-import { DomainError } from '../../common/errors/domain-error';
+import { DomainError, type ErrorStatusTable } from '../../common/errors/domain-error';
 
-/** Stable error codes of the integrations module (their HTTP statuses: `src/error-codes.ts`). */
-export type IntegrationErrorCode =
-  | 'integration.not_found'
-  | 'integration.publish_forbidden'
-  | 'integration.name_taken'
-  | 'integration.invalid_manifest'
-  | 'integration.install_forbidden'
-  | 'integration.installation_not_found'
-  | 'integration.target_not_allowed'
-  | 'integration.invalid_configuration'
-  | 'integration.event_not_found'
-  | 'integration.bad_render_request'
-  | 'integration.script_failed'
-  | 'integration.dev_forbidden'
-  | 'integration.scope_forbidden';
+/** Stable error codes of the integrations module and their HTTP statuses. */
+export const INTEGRATION_ERRORS = {
+  'integration.not_found': 404,
+  'integration.publish_forbidden': 403,
+  'integration.name_taken': 409,
+  'integration.invalid_manifest': 400,
+  'integration.install_forbidden': 403,
+  'integration.installation_not_found': 404,
+  'integration.target_not_allowed': 400,
+  'integration.invalid_configuration': 400,
+  'integration.event_not_found': 404,
+  'integration.bad_render_request': 400,
+  'integration.script_failed': 502,
+  'integration.dev_forbidden': 403,
+  'integration.scope_forbidden': 403,
+} as const satisfies ErrorStatusTable;
+
+export type IntegrationErrorCode = keyof typeof INTEGRATION_ERRORS;
 
 /** The error to throw for a broken rule of the integrations module. */
 export const integrationError = (code: IntegrationErrorCode, message: string) => new DomainError(code, message);

@@ -33,6 +33,7 @@ import { IntegrationSiteInstallation } from './integration-site-installation.ent
 import { IntegrationSpaceInstallation } from './integration-space-installation.entity';
 import { IntegrationToken } from './integration-token.entity';
 import { IntegrationTokensService } from './integration-tokens.service';
+import { IntegrationTokensRepository } from './integration-tokens.repository';
 import { Integration } from './integration.entity';
 import { IntegrationsController } from './integrations.controller';
 import { IntegrationsRepository } from './integrations.repository';
@@ -87,6 +88,7 @@ import { ScriptSandbox } from './runtime/script-sandbox';
       }),
     },
     IntegrationTokensService,
+    IntegrationTokensRepository,
     RenderService,
     PublicEndpointService,
     ScriptSandbox,

@@ -14,6 +14,8 @@ import { CacheTagsInterceptor } from './site-auth/cache-tags.interceptor';
 import { SiteTokenGuard } from './site-auth/site-token.guard';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
 import { SnapshotFreshness } from './snapshot-freshness';
+import { SnapshotEpoch } from './snapshot-epoch.port';
+import { PublishingAuthRepository } from './publishing-auth.repository';
 import { UrlsController } from './urls.controller';
 import { SITE_AUTH_URLS } from '../sites/site-auth-urls.port';
 import { SiteAuthUrlsProvider } from './site-auth-urls';
@@ -30,9 +32,11 @@ import { SiteAuthUrlsProvider } from './site-auth-urls';
   controllers: [UrlsController, PublishingAuthController],
   providers: [
     SnapshotFreshness,
+    { provide: SnapshotEpoch, useExisting: SnapshotFreshness },
     PublishedRepository,
     PublishedService,
     PublishingAuthService,
+    PublishingAuthRepository,
     { provide: APP_GUARD, useClass: SiteTokenGuard },
     { provide: APP_INTERCEPTOR, useClass: CacheTagsInterceptor },
     SiteAuthUrlsProvider,

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { secretCipher } from '../../common/crypto/secret-cipher';
 import { queryPrepared } from '../../database/prepared-query';
 import type { SiteSnapshot, SnapshotSection, SnapshotSiteSpace } from './site-snapshot';
-import { SnapshotFreshness } from './snapshot-freshness';
+import { SnapshotEpoch } from './snapshot-epoch.port';
 
 /** Which site a snapshot is of: by custom hostname, by organization hostname (and a candidate basename), or by id. */
 export type SiteKey = { hostname: string } | { organizationHostname: string; basename?: string } | { siteId: string };
@@ -89,7 +89,7 @@ export class PublishedRepository {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly freshness: SnapshotFreshness,
+    private readonly freshness: SnapshotEpoch,
   ) {}
 
   /**

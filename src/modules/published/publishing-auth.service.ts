@@ -4,7 +4,8 @@ import type { EntityManager } from 'typeorm';
 import type { Membership } from '../organizations/membership.entity';
 import { SiteWrites } from '../sites/site-writes';
 import type { UpdatePublishingAuthDto } from './dto/publishing-auth.dto';
-import { SitePublishingAuth } from './site-publishing-auth.entity';
+import type { SitePublishingAuth } from './site-publishing-auth.entity';
+import { PublishingAuthRepository } from './publishing-auth.repository';
 import { SITE_VISITOR_AUTH, type SiteVisitorAuthSource } from '../sites/visitor-auth.port';
 import type { PublishingAuthView } from './publishing-auth.read-model';
 
@@ -20,6 +21,7 @@ const newKey = () => randomBytes(32).toString('base64url');
 export class PublishingAuthService {
   constructor(
     private readonly writes: SiteWrites,
+    private readonly rows: PublishingAuthRepository,
     @Optional() @Inject(SITE_VISITOR_AUTH) private readonly visitorAuth?: SiteVisitorAuthSource,
   ) {}
 
@@ -33,7 +35,7 @@ export class PublishingAuthService {
       if (dto.backend !== undefined) auth.backend = dto.backend;
       if (dto.fallbackURL !== undefined) auth.fallbackUrl = dto.fallbackURL;
       if (dto.logoutURL !== undefined) auth.logoutUrl = dto.logoutURL;
-      return em.save(SitePublishingAuth, auth);
+      return this.rows.save(auth, em);
     });
   }
 
@@ -42,7 +44,7 @@ export class PublishingAuthService {
     return this.withIntegration(caller, siteId, async (em, siteId) => {
       const auth = await this.ensure(em, siteId);
       auth.privateKey = newKey();
-      return em.save(SitePublishingAuth, auth);
+      return this.rows.save(auth, em);
     });
   }
 
@@ -60,9 +62,6 @@ export class PublishingAuthService {
   }
 
   private async ensure(em: EntityManager, siteId: string): Promise<SitePublishingAuth> {
-    const found = await em.findOneBy(SitePublishingAuth, { siteId });
-    if (found) return found;
-    await em.insert(SitePublishingAuth, { siteId, privateKey: newKey(), backend: 'custom' });
-    return em.findOneByOrFail(SitePublishingAuth, { siteId });
+    return (await this.rows.find(siteId, em)) ?? this.rows.insert(siteId, newKey(), em);
   }
 }

@@ -4,6 +4,7 @@ import { Client, type Pool } from 'pg';
 import { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
 import { SiteWrites } from '../sites/site-writes';
 import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
+import { SnapshotEpoch } from './snapshot-epoch.port';
 
 /** The channel the generation trigger notifies on commit (migration 1800000280000). */
 export const PUBLISHED_CHANNEL = 'published_generation';
@@ -23,7 +24,7 @@ const RECONNECT_MS = 1000;
  * sequence per request as before: a replica that cannot listen is slower, never stale.
  */
 @Injectable()
-export class SnapshotFreshness implements OnModuleInit, OnApplicationShutdown, EntitySubscriberInterface {
+export class SnapshotFreshness extends SnapshotEpoch implements OnModuleInit, OnApplicationShutdown, EntitySubscriberInterface {
   private readonly logger = new Logger(SnapshotFreshness.name);
   private current = 0;
   private listening = false;
@@ -35,7 +36,9 @@ export class SnapshotFreshness implements OnModuleInit, OnApplicationShutdown, E
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly siteWrites: SiteWrites,
     private readonly spaceWrites: SpaceUnitOfWork,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The epoch snapshots are valid in, or null when changes cannot be heard (then ask the database). */
   epoch(): number | null {

@@ -11,6 +11,7 @@ import { SiteRedirectsRepository } from './redirects/site-redirects.repository';
 import { SiteRedirectsService } from './redirects/site-redirects.service';
 import { SiteSearchController } from './search/site-search.controller';
 import { SiteSearchService } from './search/site-search.service';
+import { SiteSearchRepository } from './search/site-search.repository';
 import { SITE_REDIRECTS } from './site-redirects.port';
 import { SitesModule } from './sites.module';
 
@@ -28,6 +29,7 @@ import { SitesModule } from './sites.module';
     SiteRedirectsService,
     MovedPagesListener,
     SiteSearchService,
+    SiteSearchRepository,
     RendererRevalidation,
     { provide: SITE_REDIRECTS, useExisting: SiteRedirectsService },
   ],

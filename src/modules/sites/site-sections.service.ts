@@ -126,16 +126,10 @@ export class SiteSectionsService {
   async moveSection(user: User, caller: Membership, siteId: string, sectionId: string, dto: MoveSectionDto): Promise<SiteView<SectionRow>> {
     return this.writes.run(caller, siteId, 'create', async (em, site) => {
       const section = await this.structure.sectionOf(em, site.id, sectionId);
-      const pointer = (p?: { siteSection: string }) => (p ? { type: 'site-section', id: p.siteSection } : undefined);
-      await this.structure.moveInLevel(
-        em,
-        await this.structure.levelOf(em, site, 'site-section', section),
-        { type: 'site-section', id: section.id },
-        {
-          before: pointer(dto.position?.before),
-          after: pointer(dto.position?.after),
-        },
-      );
+      await this.structure.moveAmongSiblings(em, site, 'site-section', section, {
+        before: dto.position?.before?.siteSection,
+        after: dto.position?.after?.siteSection,
+      });
       return this.structure.sectionView(user, site, section.id, em);
     });
   }

@@ -80,16 +80,7 @@ export class SiteSpacesService {
   async moveSiteSpace(user: User, caller: Membership, siteId: string, siteSpaceId: string, dto: MoveSiteSpaceDto): Promise<SiteView<SiteSpaceRow>> {
     return this.writes.run(caller, siteId, 'create', async (em, site) => {
       const row = await this.structure.siteSpaceOf(em, site.id, siteSpaceId);
-      const pointer = (p?: { siteSpace: string }) => (p ? { type: 'site-space', id: p.siteSpace } : undefined);
-      await this.structure.moveInLevel(
-        em,
-        await this.structure.levelOf(em, site, 'site-space', row),
-        { type: 'site-space', id: row.id },
-        {
-          before: pointer(dto.position?.before),
-          after: pointer(dto.position?.after),
-        },
-      );
+      await this.structure.moveAmongSiblings(em, site, 'site-space', row, { before: dto.position?.before?.siteSpace, after: dto.position?.after?.siteSpace });
       return this.structure.siteSpaceView(user, site, row.id, em);
     });
   }

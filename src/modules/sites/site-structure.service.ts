@@ -241,6 +241,26 @@ export class SiteStructureService {
     ].sort(byPosition);
   }
 
+  /**
+   * Moves a site space or a section among the siblings of its level, right before or after the one
+   * named by id (`moveSiteSpace`, `moveSection`; `sortSiteStructure` moves any item through `moveInLevel`).
+   */
+  async moveAmongSiblings(
+    em: EntityManager,
+    site: Site,
+    type: 'site-space' | 'site-section',
+    item: SiteSpace | SiteSection,
+    position: { before?: string; after?: string },
+  ): Promise<void> {
+    const pointer = (id?: string) => (id !== undefined ? { type, id } : undefined);
+    await this.moveInLevel(
+      em,
+      await this.levelOf(em, site, type, item),
+      { type, id: item.id },
+      { before: pointer(position.before), after: pointer(position.after) },
+    );
+  }
+
   async moveInLevel(em: EntityManager, level: LevelItem[], moving: LevelItem, position: { before?: LevelItem; after?: LevelItem }): Promise<void> {
     const order = reorder(level, moving, position);
     if (!order) throw siteError('site.invalid_structure', 'position: must point to another item of the same level of the site structure');

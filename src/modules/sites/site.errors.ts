@@ -1,19 +1,22 @@
-import { DomainError } from '../../common/errors/domain-error';
+import { DomainError, type ErrorStatusTable } from '../../common/errors/domain-error';
 
-/** Stable error codes of the sites module (their HTTP statuses: `src/error-codes.ts`). */
-export type SiteErrorCode =
-  | 'site.not_found'
-  | 'site.forbidden'
-  | 'site.space_not_found'
-  | 'site.section_not_found'
-  | 'site.section_group_not_found'
-  | 'site.share_link_not_found'
-  | 'site.invalid_structure'
-  | 'site.invalid_adaptive_schema'
-  | 'site.invalid_condition'
-  | 'site.invalid_customization'
-  | 'site.path_taken'
-  | 'site.no_site_spaces';
+/** Stable error codes of the sites module and their HTTP statuses. */
+export const SITE_ERRORS = {
+  'site.not_found': 404,
+  'site.forbidden': 403,
+  'site.space_not_found': 404,
+  'site.section_not_found': 404,
+  'site.section_group_not_found': 404,
+  'site.share_link_not_found': 404,
+  'site.invalid_structure': 400,
+  'site.invalid_adaptive_schema': 400,
+  'site.invalid_condition': 400,
+  'site.invalid_customization': 400,
+  'site.path_taken': 409,
+  'site.no_site_spaces': 400,
+} as const satisfies ErrorStatusTable;
+
+export type SiteErrorCode = keyof typeof SITE_ERRORS;
 
 /** The error to throw for a broken rule of the sites module: `throw siteError('site.not_found', message)`. */
 export const siteError = (code: SiteErrorCode, message: string) => new DomainError(code, message);

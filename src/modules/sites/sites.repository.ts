@@ -80,6 +80,49 @@ export class SitesRepository {
     return new Map(rows.map((row) => [row.site.id, row]));
   }
 
+  // --- writes of a site's row ---------------------------------------------------------------------------
+
+  async insertSite(site: Pick<Site, 'id' | 'organizationId' | 'title' | 'createdBy' | 'type' | 'visibility'>, em: EntityManager): Promise<void> {
+    await em.insert(Site, site);
+  }
+
+  /** Changes columns of the site (never its adaptive schema or customization: `setAdaptiveSchema`, `setCustomization`). */
+  async updateSite(siteId: string, changes: Partial<Omit<Site, 'adaptiveSchema' | 'customization'>>, em: EntityManager): Promise<void> {
+    if (Object.keys(changes).length > 0) await em.update(Site, { id: siteId }, changes);
+  }
+
+  /** Deletes the site; its site spaces, sections, groups and share links go with it (foreign keys). */
+  async deleteSite(siteId: string, em: EntityManager): Promise<void> {
+    await em.delete(Site, { id: siteId });
+  }
+
+  async setAdaptiveSchema(siteId: string, jsonSchema: Record<string, unknown>, updatedAt: Date, em: EntityManager): Promise<void> {
+    await em.query(`UPDATE sites SET adaptive_schema = $2::jsonb, adaptive_schema_updated_at = $3 WHERE id = $1`, [
+      siteId,
+      JSON.stringify(jsonSchema),
+      updatedAt,
+    ]);
+  }
+
+  async setCustomization(siteId: string, settings: Record<string, unknown>, em: EntityManager): Promise<void> {
+    await em.query(`UPDATE sites SET customization = $2::jsonb, updated_at = now() WHERE id = $1`, [siteId, JSON.stringify(settings)]);
+  }
+
+  /** Whether the site is published, as `em`'s transaction sees it (false for a site deleted by it). */
+  async isPublished(siteId: string, em: EntityManager): Promise<boolean> {
+    const [row]: { published: boolean }[] = await em.query(`SELECT published FROM sites WHERE id = $1`, [siteId]);
+    return row?.published ?? false;
+  }
+
+  /** The ids of the published sites showing the space, in id order. */
+  async publishedSitesShowing(spaceId: string, em: EntityManager): Promise<string[]> {
+    const rows: { id: string }[] = await em.query(
+      `SELECT DISTINCT s.id FROM site_spaces ss JOIN sites s ON s.id = ss.site_id WHERE ss.space_id = $1 AND s.published ORDER BY s.id`,
+      [spaceId],
+    );
+    return rows.map((row) => row.id);
+  }
+
   // --- site spaces ---------------------------------------------------------------------------------
 
   /**
@@ -124,9 +167,19 @@ export class SitesRepository {
     return (await this.siteSpacesQuery(siteId, manager).andWhere('ss.id = :siteSpaceId', { siteSpaceId }).getOne()) as (SiteSpace & { space: Space }) | null;
   }
 
+  /** A space a site is about to show (one the caller has just created, in `em`'s transaction). */
+  spaceById(spaceId: string, em: EntityManager): Promise<Space> {
+    return em.findOneByOrFail(Space, { id: spaceId });
+  }
+
   /** The raw row, even when its space is deleted (moves and deletes must still find it). */
   findSiteSpaceRow(siteId: string, siteSpaceId: string, em: EntityManager): Promise<SiteSpace | null> {
     return em.findOneBy(SiteSpace, { siteId, id: siteSpaceId });
+  }
+
+  /** Sets a site space's customization overrides (null: none, it shows the site's). */
+  async setSiteSpaceCustomization(siteSpaceId: string, overrides: Record<string, unknown> | null, em: EntityManager): Promise<void> {
+    await em.query(`UPDATE site_spaces SET customization = $2::jsonb WHERE id = $1`, [siteSpaceId, overrides === null ? null : JSON.stringify(overrides)]);
   }
 
   /** Site spaces of one level (a section, or the root when `sectionId` is null), in order. */
@@ -191,6 +244,28 @@ export class SitesRepository {
       direction: 'ASC',
       keyOf: (row: SiteShareLink) => [row.createdAt, row.id],
     });
+  }
+
+  findShareLink(siteId: string, linkId: string, em: EntityManager): Promise<SiteShareLink | null> {
+    return em.findOneBy(SiteShareLink, { siteId, id: linkId });
+  }
+
+  /** A new active share link; the row as stored. */
+  async insertShareLink(link: Pick<SiteShareLink, 'id' | 'siteId' | 'name' | 'key'>, em: EntityManager): Promise<SiteShareLink> {
+    await em.insert(SiteShareLink, { ...link, active: true });
+    return em.findOneByOrFail(SiteShareLink, { id: link.id });
+  }
+
+  /** Changes the link's name or state; the row as stored. */
+  async updateShareLink(linkId: string, changes: Partial<Pick<SiteShareLink, 'name' | 'active'>>, em: EntityManager): Promise<SiteShareLink> {
+    if (Object.keys(changes).length > 0) await em.update(SiteShareLink, { id: linkId }, changes);
+    return em.findOneByOrFail(SiteShareLink, { id: linkId });
+  }
+
+  /** False when the site has no such link. */
+  async deleteShareLink(siteId: string, linkId: string, em: EntityManager): Promise<boolean> {
+    const { affected } = await em.delete(SiteShareLink, { siteId, id: linkId });
+    return !!affected;
   }
 
   /** True when `key` opens `site`: an active share link of it. */

@@ -83,17 +83,13 @@ export class SitesService {
     const title = dto.title ?? 'Untitled site';
     return this.dataSource.transaction(async (em) => {
       const id = newId();
-      await em.insert(Site, {
-        id,
-        organizationId: caller.organizationId,
-        title,
-        createdBy: user.id,
-        type: dto.type ?? 'basic',
-        visibility: dto.visibility ?? 'public',
-      });
+      await this.sites.insertSite(
+        { id, organizationId: caller.organizationId, title, createdBy: user.id, type: dto.type ?? 'basic', visibility: dto.visibility ?? 'public' },
+        em,
+      );
       if (dto.createSpace) {
         const spaceId = await this.spaces.createWithin(em, user, caller, { title: title.slice(0, 50) });
-        shown.push(await em.findOneByOrFail(Space, { id: spaceId }));
+        shown.push(await this.sites.spaceById(spaceId, em));
       }
       for (const space of shown) await this.structure.insertSiteSpace(em, id, null, space);
       return this.row(caller, id, em);
@@ -110,7 +106,7 @@ export class SitesService {
       if (dto.adaptiveContent !== undefined) changes.adaptiveEnabled = dto.adaptiveContent.enabled;
       if (dto.agentsContext !== undefined) changes.agentsContext = dto.agentsContext;
       if (dto.proxy !== undefined) changes.proxyOrigin = dto.proxy;
-      if (Object.keys(changes).length > 0) await em.update(Site, { id: site.id }, changes);
+      await this.sites.updateSite(site.id, changes, em);
       if (dto.defaultSiteSection !== undefined) await this.structure.makeDefaultSection(em, site.id, dto.defaultSiteSection);
       if (dto.defaultSiteSpace !== undefined) {
         const sections = await this.sites.sections(site.id, em);
@@ -123,7 +119,7 @@ export class SitesService {
 
   /** Deletes the site; its site spaces, sections, groups and share links go with it (foreign keys). */
   async delete(caller: Membership, siteId: string): Promise<void> {
-    await this.writes.run(caller, siteId, 'admin', (em, site) => em.delete(Site, { id: site.id }));
+    await this.writes.run(caller, siteId, 'admin', (em, site) => this.sites.deleteSite(site.id, em));
   }
 
   /** Publishing needs something to publish: at least one site space whose space is not deleted. */
@@ -131,14 +127,14 @@ export class SitesService {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
       const { siteSpaces } = await this.row(caller, site.id, em);
       if (siteSpaces === 0) throw siteError('site.no_site_spaces', `Site ${siteId} has no site space: add a space before publishing it`);
-      await em.update(Site, { id: site.id }, { published: true });
+      await this.sites.updateSite(site.id, { published: true }, em);
       return this.row(caller, site.id, em);
     });
   }
 
   async unpublish(caller: Membership, siteId: string): Promise<SiteRow> {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      await em.update(Site, { id: site.id }, { published: false });
+      await this.sites.updateSite(site.id, { published: false }, em);
       return this.row(caller, site.id, em);
     });
   }
@@ -156,11 +152,7 @@ export class SitesService {
       const problem = adaptiveSchemaProblem(jsonSchema);
       if (problem) throw siteError('site.invalid_adaptive_schema', problem);
       const updatedAt = new Date();
-      await em.query(`UPDATE sites SET adaptive_schema = $2::jsonb, adaptive_schema_updated_at = $3 WHERE id = $1`, [
-        site.id,
-        JSON.stringify(jsonSchema),
-        updatedAt,
-      ]);
+      await this.sites.setAdaptiveSchema(site.id, jsonSchema, updatedAt, em);
       return { jsonSchema, updatedAt };
     });
   }
@@ -180,28 +172,25 @@ export class SitesService {
   /** A new link with a fresh secret key (32 random bytes, base64url). */
   async createShareLink(caller: Membership, siteId: string, dto: CreateShareLinkDto): Promise<{ site: Site; link: SiteShareLink }> {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const id = newId();
-      await em.insert(SiteShareLink, { id, siteId: site.id, name: dto.name, key: randomBytes(32).toString('base64url'), active: true });
-      return { site, link: await em.findOneByOrFail(SiteShareLink, { id }) };
+      const link = await this.sites.insertShareLink({ id: newId(), siteId: site.id, name: dto.name, key: randomBytes(32).toString('base64url') }, em);
+      return { site, link };
     });
   }
 
   async updateShareLink(caller: Membership, siteId: string, linkId: string, dto: UpdateShareLinkDto): Promise<{ site: Site; link: SiteShareLink }> {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const link = await em.findOneBy(SiteShareLink, { siteId: site.id, id: linkId });
+      const link = await this.sites.findShareLink(site.id, linkId, em);
       if (!link) throw siteError('site.share_link_not_found', `Share link ${linkId} not found`);
-      const changes: Partial<SiteShareLink> = {};
+      const changes: Partial<Pick<SiteShareLink, 'name' | 'active'>> = {};
       if (dto.name !== undefined) changes.name = dto.name;
       if (dto.active !== undefined) changes.active = dto.active;
-      if (Object.keys(changes).length > 0) await em.update(SiteShareLink, { id: link.id }, changes);
-      return { site, link: await em.findOneByOrFail(SiteShareLink, { id: link.id }) };
+      return { site, link: await this.sites.updateShareLink(link.id, changes, em) };
     });
   }
 
   async deleteShareLink(caller: Membership, siteId: string, linkId: string): Promise<void> {
     await this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const { affected } = await em.delete(SiteShareLink, { siteId: site.id, id: linkId });
-      if (!affected) throw siteError('site.share_link_not_found', `Share link ${linkId} not found`);
+      if (!(await this.sites.deleteShareLink(site.id, linkId, em))) throw siteError('site.share_link_not_found', `Share link ${linkId} not found`);
     });
   }
 
@@ -216,7 +205,7 @@ export class SitesService {
     // Checked before the site is looked up: bad input is a 400 whatever the path names.
     const settings = this.checkedSettings(body);
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      await em.query(`UPDATE sites SET customization = $2::jsonb, updated_at = now() WHERE id = $1`, [site.id, JSON.stringify(settings)]);
+      await this.sites.setCustomization(site.id, settings, em);
       return settings;
     });
   }
@@ -239,8 +228,7 @@ export class SitesService {
       const settings = siteSpaceCustomization(site, overrides);
       const problem = customizationProblem(settings);
       if (problem) throw siteError('site.invalid_customization', problem);
-      const stored = Object.keys(overrides).length > 0 ? JSON.stringify(overrides) : null;
-      await em.query(`UPDATE site_spaces SET customization = $2::jsonb WHERE id = $1`, [row.id, stored]);
+      await this.sites.setSiteSpaceCustomization(row.id, Object.keys(overrides).length > 0 ? overrides : null, em);
       return settings;
     });
   }
@@ -248,7 +236,7 @@ export class SitesService {
   async resetSiteSpaceCustomization(caller: Membership, siteId: string, siteSpaceId: string): Promise<void> {
     await this.writes.run(caller, siteId, 'admin', async (em, site) => {
       const row = await this.siteSpaceRow(site.id, siteSpaceId, em);
-      await em.query(`UPDATE site_spaces SET customization = NULL WHERE id = $1`, [row.id]);
+      await this.sites.setSiteSpaceCustomization(row.id, null, em);
     });
   }
 
@@ -260,7 +248,7 @@ export class SitesService {
   }
 
   private async siteSpaceRow(siteId: string, siteSpaceId: string, em = this.dataSource.manager): Promise<SiteSpace> {
-    const row = await em.findOneBy(SiteSpace, { siteId, id: siteSpaceId });
+    const row = await this.sites.findSiteSpaceRow(siteId, siteSpaceId, em);
     if (!row) throw siteError('site.space_not_found', `Site space ${siteSpaceId} not found`);
     return row;
   }

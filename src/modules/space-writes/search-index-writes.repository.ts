@@ -23,6 +23,18 @@ export interface SearchablePage {
   documentId?: string | null;
 }
 
+/**
+ * A space's search table being built apart for a large revision (`SearchIndexWritesRepository.prepare`),
+ * handed on as a value: the revision writer returns it with the revision, `SpaceUnitOfWork.commitRevision`
+ * gives it to `rebuild`, which swaps it in, or to `abandon` when the write fails first.
+ */
+export interface PreparedSearchTable {
+  readonly spaceId: string;
+  readonly revisionId: string;
+  /** The table's name once it is committed (its own transaction); rejects if building it failed. */
+  readonly table: Promise<string>;
+}
+
 /** The weighted vector of a page's title (A) and description (B), `p` its row: the same in every writer. */
 const TITLE_TSV = `setweight(to_tsvector('${SEARCH_CONFIG}', p.title), 'A') || setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(p.description, '')), 'B')`;
 
@@ -72,8 +84,6 @@ export function ancestorTitles(pages: { page_id: string; parent_id: string | nul
 @Injectable()
 export class SearchIndexWritesRepository {
   private readonly logger = new Logger(SearchIndexWritesRepository.name);
-  /** Tables being built apart for a revision being written (`prepare`), by the revision's transaction. */
-  private readonly prepared = new WeakMap<EntityManager, { spaceId: string; revisionId: string; table: Promise<string> }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -89,11 +99,12 @@ export class SearchIndexWritesRepository {
    * `pages` references must be committed already (a write that stored its bodies first). The
    * table is committed by its own transaction but named by no `search_tables` row until the
    * revision's commits; meanwhile `em`'s transaction holds an advisory lock on its name, so the
-   * sweep (`SearchTablesJob`) leaves it alone. If the revision fails, `abandon` drops it (the sweep
-   * would, after a crash). Below `SEARCH_TABLE_AFTER` pages, does nothing.
+   * sweep (`SearchTablesJob`) leaves it alone. Returns the table being built, for `rebuild` (or
+   * `abandon`, if the revision fails first; the sweep would, after a crash). Below
+   * `SEARCH_TABLE_AFTER` pages, builds nothing and returns null.
    */
-  async prepare(spaceId: string, revisionId: string, pages: SearchablePage[], em: EntityManager): Promise<void> {
-    if (pages.length < this.config.search.tableAfter) return;
+  async prepare(spaceId: string, revisionId: string, pages: SearchablePage[], em: EntityManager): Promise<PreparedSearchTable | null> {
+    if (pages.length < this.config.search.tableAfter) return null;
     const name = `search_pages_${newId().toLowerCase()}`;
     await em.query(`SELECT pg_advisory_xact_lock_shared(hashtext($1))`, [name]);
     const table = this.dataSource.transaction(async (apart) => {
@@ -104,14 +115,15 @@ export class SearchIndexWritesRepository {
     });
     // Awaited by rebuild or abandon; never an unhandled rejection meanwhile.
     table.catch(() => undefined);
-    this.prepared.set(em, { spaceId, revisionId, table });
+    return { spaceId, revisionId, table };
   }
 
-  /** Drops the table `prepare` built for `em`'s revision, which failed before `rebuild` swapped it in. */
-  async abandon(em: EntityManager): Promise<void> {
-    const prepared = this.prepared.get(em);
+  /**
+   * Drops the table `prepare` built for a revision whose write failed. Harmless after `rebuild` named it:
+   * the write's transaction rolls back, so no committed row names the dropped table.
+   */
+  async abandon(prepared: PreparedSearchTable | null | undefined): Promise<void> {
     if (!prepared) return;
-    this.prepared.delete(em);
     const name = await prepared.table.catch(() => null);
     if (name) {
       await this.dataSource.query(`DROP TABLE IF EXISTS ${checkedTable(name)}`).catch((error: Error) => {
@@ -124,14 +136,13 @@ export class SearchIndexWritesRepository {
    * Replaces the space's rows with the pages of `revisionId`; run in the transaction that activates it.
    * A revision of `SEARCH_TABLE_AFTER` pages or more gets a table of its own (`buildTable`), swapped
    * in by its `search_tables` row: searches see the old rows until this transaction commits, then the
-   * new ones. Smaller ones go to `search_pages`, row by row, as before.
+   * new ones; one `prepare` built (`prepared`, for this revision) is swapped in instead of built again.
+   * Smaller ones go to `search_pages`, row by row.
    */
-  async rebuild(spaceId: string, revisionId: string, em: EntityManager): Promise<void> {
+  async rebuild(spaceId: string, revisionId: string, em: EntityManager, prepared?: PreparedSearchTable | null): Promise<void> {
     const current: { table_name: string }[] = await em.query(`SELECT table_name FROM search_tables WHERE space_id = $1`, [spaceId]);
     // Rows a space had in search_pages go in every case (none, for a space that already had its own table).
     await em.query(`DELETE FROM search_pages WHERE space_id = $1`, [spaceId]);
-    const prepared = this.prepared.get(em);
-    if (prepared) this.prepared.delete(em);
     if (prepared && prepared.spaceId === spaceId && prepared.revisionId === revisionId) {
       await this.register(spaceId, revisionId, await prepared.table, em);
     } else {

@@ -7,16 +7,19 @@ import { User } from '../users/user.entity';
 import { Space } from '../space-model/space.entity';
 import { visibilityIn } from '../space-model/space.rules';
 import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './space-writes.repository';
-import { SearchIndexWritesRepository } from './search-index-writes.repository';
+import { PreparedSearchTable, SearchIndexWritesRepository } from './search-index-writes.repository';
 import { accessError } from '../access/access.errors';
 
 /**
  * A revision `commitRevision` activates. With `delta` (the pages that differ from the active
- * revision it was built on, and the pages gone), only those search rows are rewritten.
+ * revision it was built on, and the pages gone), only those search rows are rewritten; with
+ * `searchTable` (a large revision's table, built apart while it was written), that table is
+ * swapped in instead of built, or dropped if the activation fails.
  */
 export interface CommittedRevision {
   id: string;
   delta?: { changed: string[]; removed: string[] };
+  searchTable?: PreparedSearchTable | null;
 }
 
 /** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
@@ -93,13 +96,7 @@ export class SpaceUnitOfWork {
       await options.lockFirst?.(em);
       if (!(await this.rows.lock(spaceId, em))) throw accessError('space.not_found', `Space ${spaceId} not found`);
       const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
-      try {
-        return await work(this.writeOf(caller, access, em, options));
-      } catch (error) {
-        // A search table built apart for a revision this write did not get to activate.
-        await this.searchIndex.abandon(em);
-        throw error;
-      }
+      return work(this.writeOf(caller, access, em, options));
     });
   }
 
@@ -109,7 +106,7 @@ export class SpaceUnitOfWork {
    */
   async create(space: NewSpace, em: EntityManager, firstRevision: (em: EntityManager) => Promise<{ id: string }>): Promise<void> {
     await this.rows.insert(space, em);
-    await this.activate(space.id, (await firstRevision(em)).id, em);
+    await this.activate(space.id, { id: (await firstRevision(em)).id }, em);
   }
 
   /** Deleted spaces left in a collection that is being deleted go to the top level. */
@@ -135,7 +132,13 @@ export class SpaceUnitOfWork {
       },
       commitRevision: async (produce) => {
         const revision = await produce(space.revisionId, em);
-        await this.activate(space.id, revision.id, em, caller, revision.delta, space.revisionId);
+        try {
+          await this.activate(space.id, revision, em, caller, space.revisionId);
+        } catch (error) {
+          // The search table built apart for the revision: this write's transaction rolls back.
+          await this.searchIndex.abandon(revision.searchTable);
+          throw error;
+        }
         return revision;
       },
       count: (delta) => this.rows.count(space.id, delta, em),
@@ -145,20 +148,20 @@ export class SpaceUnitOfWork {
   }
 
   /**
-   * Makes `revisionId` the space's active revision: its search rows follow (only the pages of `delta`
-   * when the writer knows which differ, else all of them), then the listeners run in this transaction.
+   * Makes `revision` the space's active revision: its search rows follow (only the pages of `delta`
+   * when the writer knows which differ, else all of them, in the table built apart when there is one),
+   * then the listeners run in this transaction.
    */
   private async activate(
     spaceId: string,
-    revisionId: string,
+    { id: revisionId, delta, searchTable }: CommittedRevision,
     em: EntityManager,
     actor: User | null = null,
-    delta?: { changed: string[]; removed: string[] },
     previousRevisionId: string | null = null,
   ): Promise<void> {
     await this.rows.setRevision(spaceId, revisionId, em);
     if (delta) await this.searchIndex.update(spaceId, revisionId, delta.changed, delta.removed, em);
-    else await this.searchIndex.rebuild(spaceId, revisionId, em);
+    else await this.searchIndex.rebuild(spaceId, revisionId, em, searchTable);
     for (const listener of this.revisionListeners) await listener({ spaceId, revisionId, actor, previousRevisionId }, em);
   }
 }

@@ -4,6 +4,7 @@ import { SpaceUnitOfWork } from './space-unit-of-work';
 import { SpaceWritesRepository } from './space-writes.repository';
 import { SearchIndexWritesRepository } from './search-index-writes.repository';
 import { SearchTablesJob } from './search-tables.job';
+import { SearchTablesRepository } from './search-tables.repository';
 
 /**
  * The write path of spaces (`SpaceUnitOfWork`), below the spaces, collections and content modules
@@ -12,7 +13,7 @@ import { SearchTablesJob } from './search-tables.job';
  */
 @Module({
   imports: [AccessModule],
-  providers: [SpaceUnitOfWork, SpaceWritesRepository, SearchIndexWritesRepository, SearchTablesJob],
+  providers: [SpaceUnitOfWork, SpaceWritesRepository, SearchIndexWritesRepository, SearchTablesJob, SearchTablesRepository],
   exports: [SpaceUnitOfWork, SearchIndexWritesRepository],
 })
 export class SpaceWritesModule {}

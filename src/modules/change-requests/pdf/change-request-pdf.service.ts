@@ -116,12 +116,11 @@ export class ChangeRequestPdfService {
   }
 
   private async requirePage(revisionId: string, pageId: string): Promise<void> {
-    const [row] = (await this.dataSource.query(`SELECT 1 FROM revision_pages WHERE revision_id = $1 AND page_id = $2`, [revisionId, pageId])) as unknown[];
-    if (!row) throw contentError('content.page_not_found', `Page ${pageId} not found`);
+    if (!(await this.renders.hasPage(revisionId, pageId))) throw contentError('content.page_not_found', `Page ${pageId} not found`);
   }
 
   private async render(key: PdfRenderKey): Promise<Buffer> {
-    const cr = await this.dataSource.manager.findOneBy(ChangeRequest, { id: key.changeRequestId });
+    const cr = await this.renders.changeRequest(key.changeRequestId);
     if (!cr) throw changeRequestError('change_request.not_found', `Change request ${key.changeRequestId} not found`);
     const revision = await this.content.findRevision(cr.spaceId, key.revisionId);
     if (!revision) throw contentError('content.revision_not_found', `Revision ${key.revisionId} not found in space ${cr.spaceId}`);

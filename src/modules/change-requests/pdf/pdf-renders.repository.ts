@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../../common/ids';
 import type { PdfRenderStatus } from './change-request-pdf-render.entity';
+import { ChangeRequest } from '../change-request.entity';
 
 /** What a PDF shows: the change request, the revision it pins, and all pages, a page with its sub-pages, or one page. */
 export interface PdfRenderKey {
@@ -25,6 +26,17 @@ export interface PdfRenderRow extends PdfRenderKey, PdfRenderState {}
 @Injectable()
 export class PdfRendersRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Whether the revision has the page (a render of one page needs it). */
+  async hasPage(revisionId: string, pageId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM revision_pages WHERE revision_id = $1 AND page_id = $2`, [revisionId, pageId]);
+    return rows.length > 0;
+  }
+
+  /** The change request a render is of, by id (the job has no space to scope it by). */
+  changeRequest(id: string): Promise<ChangeRequest | null> {
+    return this.dataSource.manager.findOneBy(ChangeRequest, { id });
+  }
 
   /** Inserts a pending render for the key unless one exists; `created` tells which. */
   async findOrCreate(key: PdfRenderKey, manager: EntityManager): Promise<{ render: PdfRenderState; created: boolean }> {

@@ -8,11 +8,15 @@ import { RevisionLink, type LinkStatus } from '../revision-link.entity';
 import type { PageWithBody } from '../content.read-model';
 import type { LinkStats } from './link.read-model';
 import { RevisionPage } from '../revision-page.entity';
+import { ContentRepository } from '../content.repository';
 
 /** A revision's classified links (one row per distinct target) and the pages behind them. */
 @Injectable()
 export class LinksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly content: ContentRepository,
+  ) {}
 
   /** Link targets in key order, optionally of one status and/or appearing on one page. */
   list(revisionId: string, filter: { status?: LinkStatus; pageId?: string }, query: ListQueryDto): Promise<Page<RevisionLink>> {
@@ -53,13 +57,9 @@ export class LinksRepository {
     return this.withBodies(pages);
   }
 
-  /** Pages with their bodies (one query for the distinct bodies), by id. */
+  /** Pages with their bodies (`ContentRepository.bodies`: one query for the distinct bodies), by id. */
   async withBodies(pages: RevisionPage[]): Promise<Map<string, PageWithBody>> {
-    const documentIds = [...new Set(pages.map((page) => page.documentId).filter((id): id is string => id !== null))];
-    const rows: { id: string; markdown: string }[] =
-      documentIds.length === 0 ? [] : await this.dataSource.query(`SELECT id, markdown FROM documents WHERE id = ANY($1::text[])`, [documentIds]);
-    const bodies = new Map(rows.map((row) => [row.id, row.markdown]));
-    return new Map(pages.map((page) => [page.pageId, Object.assign(page, { markdown: page.documentId ? (bodies.get(page.documentId) ?? null) : null })]));
+    return new Map((await this.content.withBodies(pages)).map((page) => [page.pageId, page]));
   }
 
   async filesById(revisionId: string, fileIds: string[]): Promise<Map<string, RevisionFile>> {

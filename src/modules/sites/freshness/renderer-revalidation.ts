@@ -5,6 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import { JobsService } from '../../../jobs/jobs.service';
 import { SpaceUnitOfWork } from '../../space-writes/space-unit-of-work';
 import { SiteWrites } from '../site-writes';
+import { SitesRepository } from '../sites.repository';
 import { siteCacheTag, spaceCacheTag } from './cache-tags';
 import { REVALIDATE_RENDERER } from './renderer-revalidation.job';
 
@@ -31,22 +32,19 @@ export class RendererRevalidation implements OnModuleInit {
     private readonly jobs: JobsService,
     private readonly spaceWrites: SpaceUnitOfWork,
     private readonly siteWrites: SiteWrites,
+    private readonly sites: SitesRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.jobs.register(REVALIDATE_RENDERER, ({ tags }) => this.send(tags));
     this.spaceWrites.onRevisionActivated(async ({ spaceId }, em) => {
       if (!this.config.renderer) return;
-      const sites: { id: string }[] = await em.query(
-        `SELECT DISTINCT s.id FROM site_spaces ss JOIN sites s ON s.id = ss.site_id WHERE ss.space_id = $1 AND s.published ORDER BY s.id`,
-        [spaceId],
-      );
-      if (sites.length > 0) await this.queue([spaceCacheTag(spaceId), ...sites.map((site) => siteCacheTag(site.id))], em);
+      const sites = await this.sites.publishedSitesShowing(spaceId, em);
+      if (sites.length > 0) await this.queue([spaceCacheTag(spaceId), ...sites.map((id) => siteCacheTag(id))], em);
     });
     this.siteWrites.onSiteWritten(async ({ siteId, wasPublished }, em) => {
       if (!this.config.renderer) return;
-      const [row]: { published: boolean }[] = await em.query(`SELECT published FROM sites WHERE id = $1`, [siteId]);
-      if (wasPublished || row?.published) await this.queue([siteCacheTag(siteId)], em);
+      if (wasPublished || (await this.sites.isPublished(siteId, em))) await this.queue([siteCacheTag(siteId)], em);
     });
   }
 

@@ -46,6 +46,32 @@ export class SiteRedirectsRepository {
     return em.findOneBy(SiteRedirect, { siteId, id });
   }
 
+  /** Stores a new redirect (`fields` with its source's parts, `sourceParts`); the row as stored. */
+  insert(siteId: string, id: string, fields: Omit<SiteRedirect, 'id' | 'siteId' | 'createdAt' | 'updatedAt'>, em: EntityManager): Promise<SiteRedirect> {
+    return em.save(SiteRedirect, em.create(SiteRedirect, { id, siteId, ...fields, updatedAt: null }));
+  }
+
+  save(redirect: SiteRedirect, em: EntityManager): Promise<SiteRedirect> {
+    return em.save(SiteRedirect, redirect);
+  }
+
+  /** Changes columns of a redirect, its `updatedAt` with them. */
+  async update(id: string, changes: Partial<Pick<SiteRedirect, 'destination' | 'captureWildcard' | 'permanent' | 'draft'>>, em: EntityManager): Promise<void> {
+    await em.update(SiteRedirect, { id }, { ...changes, updatedAt: new Date() });
+  }
+
+  /** False when the site has no such redirect. */
+  async delete(siteId: string, id: string, em: EntityManager): Promise<boolean> {
+    const result = await em.delete(SiteRedirect, { siteId, id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The draft redirect `draftId` becomes the live one from its source, replacing the live one there. */
+  async publishDraft(siteId: string, source: string, draftId: string, em: EntityManager): Promise<void> {
+    await em.delete(SiteRedirect, { siteId, source, draft: false });
+    await this.update(draftId, { draft: false }, em);
+  }
+
   bySource(siteId: string, source: string, draft: boolean, em: EntityManager = this.dataSource.manager): Promise<SiteRedirect | null> {
     return em.findOneBy(SiteRedirect, { siteId, source, draft });
   }

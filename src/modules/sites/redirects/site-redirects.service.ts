@@ -83,7 +83,7 @@ export class SiteRedirectsService implements SiteRedirectsSource {
         destination: input ? await this.stored(em, site.id, input) : redirect.destination,
         updatedAt: new Date(),
       });
-      await em.save(SiteRedirect, redirect);
+      await this.redirects.save(redirect, em);
       return { site, redirect };
     });
   }
@@ -91,8 +91,7 @@ export class SiteRedirectsService implements SiteRedirectsSource {
   /** True when a redirect was deleted (205), false when there was none (204). */
   async delete(caller: Membership, siteId: string, redirectId: string): Promise<boolean> {
     return this.writes.run(caller, siteId, 'admin', async (em, site) => {
-      const result = await em.delete(SiteRedirect, { siteId: site.id, id: redirectId });
-      return (result.affected ?? 0) > 0;
+      return this.redirects.delete(site.id, redirectId, em);
     });
   }
 
@@ -112,15 +111,14 @@ export class SiteRedirectsService implements SiteRedirectsSource {
             results.push({ status: 'error', source: item.source, draft: true, error: `No draft redirect from ${item.source}` });
             continue;
           }
-          await em.delete(SiteRedirect, { siteId: site.id, source: item.source, draft: false });
-          await em.update(SiteRedirect, { id: draft.id }, { draft: false, updatedAt: new Date() });
+          await this.redirects.publishDraft(site.id, item.source, draft.id, em);
           results.push({ status: 'published', source: item.source, draft: false, id: draft.id });
           continue;
         }
         const draft = item.intent === 'draft';
         const current = await this.redirects.bySource(site.id, item.source, draft, em);
         if (item.destination === null) {
-          if (current) await em.delete(SiteRedirect, { id: current.id });
+          if (current) await this.redirects.delete(site.id, current.id, em);
           results.push(
             current
               ? { status: 'deleted', source: item.source, draft }
@@ -136,15 +134,10 @@ export class SiteRedirectsService implements SiteRedirectsSource {
           continue;
         }
         if (current) {
-          await em.update(
-            SiteRedirect,
-            { id: current.id },
-            {
-              destination,
-              captureWildcard: item.captureWildcard ?? current.captureWildcard,
-              permanent: item.permanent ?? current.permanent,
-              updatedAt: new Date(),
-            },
+          await this.redirects.update(
+            current.id,
+            { destination, captureWildcard: item.captureWildcard ?? current.captureWildcard, permanent: item.permanent ?? current.permanent },
+            em,
           );
           results.push({ status: 'updated', source: item.source, draft, id: current.id });
         } else {
@@ -273,8 +266,7 @@ export class SiteRedirectsService implements SiteRedirectsSource {
     siteId: string,
     fields: Pick<SiteRedirect, 'source' | 'draft' | 'captureWildcard' | 'permanent' | 'destination'>,
   ): Promise<SiteRedirect> {
-    const redirect = em.create(SiteRedirect, { id: newId(), siteId, ...fields, ...sourceParts(fields.source), updatedAt: null });
-    return em.save(SiteRedirect, redirect);
+    return this.redirects.insert(siteId, newId(), { ...fields, ...sourceParts(fields.source) }, em);
   }
 
   /** The stored form of a destination, checked against the site: what it names must exist (400 otherwise). */

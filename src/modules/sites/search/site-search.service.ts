@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor } from '../../../common/pagination/cursor';
 import type { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { AppConfig } from '../../../config/app-config';
@@ -14,6 +12,7 @@ import { siteRedirectError as readersError } from '../site-readers.errors';
 import { SiteWrites } from '../site-writes';
 import { conditionHolds, type VisitorClaims } from '../adaptive-content';
 import type { SiteSearchDto } from './dto/site-search.dto';
+import { SiteSearchRepository } from './site-search.repository';
 
 const LIST = 'site-search:score:desc';
 /** The list name of a space's own search cursor (`SearchIndexRepository`). */
@@ -41,7 +40,7 @@ function nextUp(value: number): number {
 @Injectable()
 export class SiteSearchService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly rows: SiteSearchRepository,
     private readonly writes: SiteWrites,
     private readonly index: SearchIndexRepository,
     private readonly config: AppConfig,
@@ -61,7 +60,7 @@ export class SiteSearchService {
   ): Promise<SiteSearchResults> {
     const site = await this.writes.read(caller, siteId);
     if (!site.published) throw siteError('site.not_found', `Site ${siteId} is not published`);
-    const places = (await this.places(site.id)).filter(
+    const places = (await this.rows.places(site.id)).filter(
       (place) => claims === null || (conditionHolds(place.sectionCondition, claims) && conditionHolds(place.condition, claims)),
     );
     const scoped = this.scope(places, body);
@@ -183,20 +182,5 @@ export class SiteSearchService {
       results.next = { page: encodeCursor(LIST, [last.hit.score, last.place.spaceId, last.hit.pageId, last.rank]) };
     }
     return results;
-  }
-
-  /** The site spaces of a site whose space is not deleted, with their section's default flag and conditions. */
-  private places(siteId: string): Promise<SearchPlace[]> {
-    return this.dataSource.query(
-      `SELECT ss.id, ss.space_id AS "spaceId", sp.title AS "spaceTitle", sp.organization_id AS "organizationId", sp.revision_id AS "revisionId",
-              ss.is_default AS "isDefault", ss.section_id AS "sectionId", coalesce(sec.is_default, false) AS "sectionDefault",
-              ss.condition, sec.condition AS "sectionCondition"
-       FROM site_spaces ss
-       JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
-       LEFT JOIN site_sections sec ON sec.id = ss.section_id
-       WHERE ss.site_id = $1
-       ORDER BY sec.position NULLS FIRST, ss.position, ss.id`,
-      [siteId],
-    );
   }
 }
