@@ -69,6 +69,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'organization.not_found': 404,
   'organization.update_forbidden': 403,
   'organization.default_site_invalid': 400,
+  'organization.merge_rules_invalid': 400,
   'organization.admin_required': 403,
   'organization.member_required': 403,
 
@@ -123,6 +124,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'space.not_deleted': 409,
   'space.move_empty': 400,
   'space.moved_meanwhile': 409,
+  'space.merge_rules_invalid': 400,
 
   'collection.not_empty': 409,
   'collection.move_empty': 400,

@@ -4,7 +4,7 @@ import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
-describe('change request reviews, requested reviewers, contributors and merge rules', () => {
+describe('change request reviews, requested reviewers and contributors', () => {
   let t: TestApp;
   let org: OrgFixture;
   let space: { id: string; revisionId: string };
@@ -252,80 +252,6 @@ describe('change request reviews, requested reviewers, contributors and merge ru
       ]);
       expect(res.body.items[0].actionType).toBe('edit');
       expectErrorEnvelope(await as((await createOrganization(t)).admin).get(`${cr}/contributors`), 404);
-    });
-  });
-
-  describe('merge rules (Quire extension)', () => {
-    itChecksAccess(() => t, {
-      given: async (o) => createSpace(t, o),
-      request: (_o, s) => t.http.put(`/v1/spaces/${s.id}/merge-rules`).send({ requiredApprovals: 1 }),
-      anonymous: 401,
-      outsider: 404,
-      member: { role: 'review', status: 403, title: 'refuses a reviewer (the rules need admin) with 403' },
-    });
-
-    it('reads the default (no rule), refuses bad settings', async () => {
-      const s = await createSpace(t, org);
-      const res = await as(reader).get(`/v1/spaces/${s.id}/merge-rules`).expect(200);
-      expect(res.body).toMatchObject({ object: 'space-merge-rules', requiredApprovals: 0, blockOnChangesRequested: false, adminsCanOverride: false });
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 21 }), 400, /requiredApprovals/);
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: -1 }), 400, /requiredApprovals/);
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: 'yes' }), 400, /adminsCanOverride/);
-    });
-
-    it('refuses a merge (409 naming the rule) until the current revision has its approvals and no request for changes stands', async () => {
-      const s = await createSpace(t, org);
-      const rules = await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 2, blockOnChangesRequested: true }).expect(200);
-      expect(rules.body).toMatchObject({ requiredApprovals: 2, blockOnChangesRequested: true, adminsCanOverride: false });
-      const cr = await openChangeRequest(author, s.id);
-      await insertPage(cr, 'Gated');
-      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals: 2 approval\(s\).*0 given/);
-      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      await as(second).post(`${cr}/reviews`, { status: 'changes-requested' }).expect(201);
-      const refused = await as(reviewer).post(`${cr}/merge`);
-      expectErrorEnvelope(refused, 409, /blockOnChangesRequested/);
-      expect(refused.body.error.message).toMatch(/requiredApprovals/);
-      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      // New authoring: the approvals were of the old head.
-      await insertPage(cr, 'Late');
-      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /0 given/);
-      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      const merged = await as(reviewer).post(`${cr}/merge`).expect(200);
-      expect(merged.body.result).toBe('merge');
-      expect((await as(reader).get(cr)).body.status).toBe('merged');
-    });
-
-    it('lets admins override only when the setting says so', async () => {
-      const s = await createSpace(t, org);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1 }).expect(200);
-      const cr = await openChangeRequest(author, s.id);
-      await insertPage(cr, 'Override');
-      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals/);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: true }).expect(200);
-      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /requiredApprovals/);
-      await as(org.admin).post(`${cr}/merge`).expect(200);
-    });
-
-    it('holds under concurrent reviews and merges: a merge sees only reviews committed before it', async () => {
-      const s = await createSpace(t, org);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, blockOnChangesRequested: true }).expect(200);
-      for (let round = 0; round < 4; round++) {
-        const cr = await openChangeRequest(author, s.id);
-        await insertPage(cr, `Race ${round}`);
-        await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-        // A request for changes races the merge: either it lands first (409) or after (merged, then refused as closed).
-        const [merge, review] = await Promise.all([as(reviewer).post(`${cr}/merge`), as(second).post(`${cr}/reviews`, { status: 'changes-requested' })]);
-        const status = (await as(reader).get(cr)).body.status;
-        if (merge.status === 200) {
-          expect(status).toBe('merged');
-          expect(review.status).toBe(409);
-        } else {
-          expect(merge.status).toBe(409);
-          expect(review.status).toBe(201);
-          expect(status).toBe('open');
-        }
-      }
     });
   });
 });

@@ -6,6 +6,8 @@ export type OrganizationErrorCode =
   | 'organization.update_forbidden'
   /** `defaultContent` named a site that is not one of the organization's. */
   | 'organization.default_site_invalid'
+  /** A merge rule names users who are not members of the organization. */
+  | 'organization.merge_rules_invalid'
   /** A route's `@OrgRole('admin')` refused a member who is not an admin. */
   | 'organization.admin_required'
   /** A route's `@OrgRole('member')` refused a guest. */

@@ -29,9 +29,6 @@ export class ChangeRequestReview {
   @Column('text')
   revisionId: string;
 
-  @Column('text', { nullable: true })
-  commentMarkdown: string | null;
-
   @Column({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
@@ -58,7 +55,10 @@ export class ChangeRequestRequestedReviewer {
   createdAt: Date;
 }
 
-/** A space's merge rules (a Quire extension): what `merge` needs beyond the `merge` permission. */
+/**
+ * The Quire extension to a space's merge rules: how many approvals a merge needs, which the public
+ * `mergeRules` cannot say (their rules count one approval at most). No row: none beyond the public rules.
+ */
 @Entity('space_merge_rules')
 export class SpaceMergeRules {
   @PrimaryColumn('text')
@@ -66,12 +66,6 @@ export class SpaceMergeRules {
 
   @Column('integer')
   requiredApprovals: number;
-
-  @Column('boolean')
-  blockOnChangesRequested: boolean;
-
-  @Column('boolean')
-  adminsCanOverride: boolean;
 
   @Column({ type: 'timestamptz', precision: 3 })
   updatedAt: Date;

@@ -1,9 +1,8 @@
 import type { AppConfig } from '../../../config/app-config';
 import { presentUser, type UserJson } from '../../users/user.presenter';
 import type { ChangeRequest } from '../change-request.entity';
-import type { MergeRulesSettings } from './merge-rules';
 import type { ChangeRequestRequestedReviewer } from './review.entity';
-import type { ContributorRow, PeopleContext, ReviewRow } from './review.read-model';
+import type { ContributorRow, MergeRulesSettings, PeopleContext, ReviewRow } from './review.read-model';
 
 export interface ReviewJson {
   object: 'change-request-review';
@@ -91,8 +90,6 @@ export function presentMergeRules(spaceId: string, rules: MergeRulesSettings, co
     object: 'space-merge-rules',
     space: spaceId,
     requiredApprovals: rules.requiredApprovals,
-    blockOnChangesRequested: rules.blockOnChangesRequested,
-    adminsCanOverride: rules.adminsCanOverride,
     urls: { location: config.apiUrl(`/v1/spaces/${spaceId}/merge-rules`) },
   };
 }

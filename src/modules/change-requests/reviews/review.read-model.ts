@@ -1,7 +1,7 @@
 import type { AppConfig } from '../../../config/app-config';
 import type { User } from '../../users/user.entity';
 import type { EmailVisibility } from '../../users/user.policy';
-import type { ChangeRequestReview, ReviewStatus } from './review.entity';
+import type { ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
 
 /** A review with whether it is outdated (computed, not stored: it changes when the change request moves on). */
 export interface ReviewRow {
@@ -14,6 +14,8 @@ export interface LatestReview {
   reviewerId: string;
   status: ReviewStatus;
   revisionId: string;
+  /** Of another head than the current one, or its reviewer was asked again since (the list's `outdated`). */
+  outdated: boolean;
 }
 
 export interface ContributorRow {
@@ -28,3 +30,9 @@ export interface PeopleContext {
   emails: EmailVisibility;
   config: AppConfig;
 }
+
+/** The Quire extension to the merge rules: approvals a merge needs. */
+export type MergeRulesSettings = Pick<SpaceMergeRules, 'requiredApprovals'>;
+
+/** A space without a stored extension needs no approval beyond its public rules. */
+export const NO_MERGE_RULES: MergeRulesSettings = { requiredApprovals: 0 };

@@ -5,6 +5,7 @@ import { Page, paginate } from '../../../common/pagination/paginate';
 import type { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import { ChangeRequestRequestedReviewer, ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
 import type { ContributorRow, LatestReview, ReviewRow } from './review.read-model';
+import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rules';
 
 /**
  * A review is outdated once the change request's head is no longer the revision it was made
@@ -44,12 +45,13 @@ export class ReviewsRepository {
 
   /** Each reviewer's latest review of the change request (by submission order). */
   async latestByReviewer(changeRequestId: string, manager: EntityManager): Promise<LatestReview[]> {
-    const rows: { reviewer_id: string; status: ReviewStatus; revision_id: string }[] = await manager.query(
-      `SELECT DISTINCT ON (reviewer_id) reviewer_id, status, revision_id FROM change_request_reviews
-        WHERE change_request_id = $1 ORDER BY reviewer_id, seq DESC`,
+    const rows: { reviewer_id: string; status: ReviewStatus; revision_id: string; outdated: boolean }[] = await manager.query(
+      `SELECT DISTINCT ON (r.reviewer_id) r.reviewer_id, r.status, r.revision_id, ${OUTDATED} AS outdated
+         FROM change_request_reviews r JOIN change_requests cr ON cr.id = r.change_request_id
+        WHERE r.change_request_id = $1 ORDER BY r.reviewer_id, r.seq DESC`,
       [changeRequestId],
     );
-    return rows.map((row) => ({ reviewerId: row.reviewer_id, status: row.status, revisionId: row.revision_id }));
+    return rows.map((row) => ({ reviewerId: row.reviewer_id, status: row.status, revisionId: row.revision_id, outdated: row.outdated }));
   }
 
   listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<ChangeRequestRequestedReviewer>> {
@@ -118,12 +120,17 @@ export class ReviewsRepository {
 
   async saveMergeRules(rules: Omit<SpaceMergeRules, 'updatedAt'>, manager: EntityManager): Promise<SpaceMergeRules> {
     await manager.query(
-      `INSERT INTO space_merge_rules (space_id, required_approvals, block_on_changes_requested, admins_can_override) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (space_id) DO UPDATE SET required_approvals = excluded.required_approvals,
-         block_on_changes_requested = excluded.block_on_changes_requested, admins_can_override = excluded.admins_can_override, updated_at = now()`,
-      [rules.spaceId, rules.requiredApprovals, rules.blockOnChangesRequested, rules.adminsCanOverride],
+      `INSERT INTO space_merge_rules (space_id, required_approvals) VALUES ($1, $2)
+       ON CONFLICT (space_id) DO UPDATE SET required_approvals = excluded.required_approvals, updated_at = now()`,
+      [rules.spaceId, rules.requiredApprovals],
     );
     return manager.findOneByOrFail(SpaceMergeRules, { spaceId: rules.spaceId });
+  }
+
+  /** The organization's merge rules (what a space that inherits obeys). */
+  async organizationMergeRules(organizationId: string, manager: EntityManager): Promise<MergeRulesStandalone> {
+    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1`, [organizationId]);
+    return row?.merge_rules ?? NO_RULES;
   }
 
   private reviews(manager: EntityManager = this.dataSource.manager) {

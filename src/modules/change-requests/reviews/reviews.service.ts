@@ -14,7 +14,7 @@ import { acceptsChanges, CHANGE_REQUEST_POLICY } from '../change-request.policy'
 import { ChangeRequestsRepository } from '../change-requests.repository';
 import { ChangeRequestsService } from '../change-requests.service';
 import { ContributorsQueryDto, ListReviewsQueryDto, MAX_REVIEW_COMMENT, MergeRulesDto, RequestReviewersDto, SubmitReviewDto } from './dto/review.dto';
-import { MergeRulesSettings, NO_MERGE_RULES } from './merge-rules';
+import { MergeRulesSettings, NO_MERGE_RULES } from './review.read-model';
 import type { ContributorRow, PeopleContext, ReviewRow } from './review.read-model';
 import { ReviewsRepository } from './reviews.repository';
 
@@ -165,8 +165,6 @@ export class ReviewsService {
         {
           spaceId: write.space.id,
           requiredApprovals: dto.requiredApprovals ?? current.requiredApprovals,
-          blockOnChangesRequested: dto.blockOnChangesRequested ?? current.blockOnChangesRequested,
-          adminsCanOverride: dto.adminsCanOverride ?? current.adminsCanOverride,
         },
         write.em,
       );

@@ -65,21 +65,14 @@ export class RequestReviewersDto {
 export class ContributorsQueryDto extends ListQueryDto {}
 
 export class MergeRulesDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: 'Approvals of the current revision a merge needs (0: none)' })
-  @Optional()
+  @ApiProperty({
+    minimum: 0,
+    maximum: MAX_REQUIRED_APPROVALS,
+    description: "Approvals of the change request's current revision a merge needs, besides the public `mergeRules` (0: none)",
+  })
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(MAX_REQUIRED_APPROVALS)
-  requiredApprovals?: number;
-
-  @ApiPropertyOptional({ description: "A reviewer's latest review asking for changes blocks the merge" })
-  @Optional()
-  @IsBoolean()
-  blockOnChangesRequested?: boolean;
-
-  @ApiPropertyOptional({ description: 'Space admins may merge even when the rules above are not met' })
-  @Optional()
-  @IsBoolean()
-  adminsCanOverride?: boolean;
+  requiredApprovals: number;
 }
