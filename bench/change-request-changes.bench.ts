@@ -3,76 +3,20 @@
  * diff reads the rows that differ, so its cost should follow the change, not the space (goal ≤ 1.5,
  * as the merge). Standalone: `node -r @swc-node/register bench/change-request-changes.bench.ts`.
  * Uses DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own fresh database. */
-import { AddressInfo } from 'node:net';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
-import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
-import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import type { User } from '../src/modules/users/user.entity';
-import { createTestDatabase } from '../test/support/database';
+import { median, ms, startChangeRequestBench } from './change-request-fixture';
 
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_CHANGES_ROUNDS ?? 5);
 /** Reads of one change request per round (the median of these is the round's figure). */
 const READS = 20;
 const LARGE = Number(process.env.BENCH_CHANGES_LARGE ?? 10_000);
 
-const body = (n: number) => Array.from({ length: 30 }, (_, i) => `Line ${i} of page ${n}: some words about install, configure and deploy.`).join('\n');
-
-async function seed(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<void> {
-  const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
-    documentPage({
-      pageId: `p${i}`,
-      parentId: i < 100 ? null : `p${i % 100}`,
-      position: i < 100 ? i : Math.floor(i / 100) - 1,
-      title: `Page ${i}`,
-      slug: `page-${i}`,
-      markdown: body(i),
-    }),
-  );
-  await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
-    commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
-  );
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value: number) => Math.round(value * 10) / 10;
-
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startChangeRequestBench('changes');
+  const { call } = bench;
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench-changes@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { membership } = await app.get(OrganizationsService).create(user, { title: 'Bench changes Org' });
-    const call = async (method: string, path: string, payload?: object) => {
-      const started = performance.now();
-      const res = await fetch(`${base}${path}`, { method, headers, body: payload ? JSON.stringify(payload) : undefined });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-      return { ms: performance.now() - started, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-    };
-    const writes = app.get(SpaceUnitOfWork);
-    const writer = app.get(RevisionWriter);
-
     const changesCost = async (size: number): Promise<{ ms: number; changes: number }> => {
-      const space = (await app.get(SpacesService).create(user, membership, { title: `Changes ${size}` })).space;
-      await seed(writes, writer, user, space.id, size);
+      const space = await bench.newSpace(`Changes ${size}`);
+      await bench.seed(space.id, size);
       const rounds: number[] = [];
       let changes = 0;
       // Pages merged earlier that a round may delete (created pages' ids, from `compat=false` answers).
@@ -131,8 +75,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 

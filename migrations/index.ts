@@ -36,6 +36,7 @@ import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
+import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   OrganizationDefaultSite1800000290000,
   PublicMergeRules1800000310000,
   ReviewComments1800000311000,
+  TeamReviewers1800000312000,
 ];

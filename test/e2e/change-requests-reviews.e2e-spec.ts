@@ -1,6 +1,7 @@
 import { itChecksAccess } from '../support/access-checks';
 import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createTeam } from '../support/org-admin-builders';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -113,11 +114,12 @@ describe('change request reviews, requested reviewers and contributors', () => {
         reviewer: { id: reviewer.user.id },
       });
       expect(res.body.requestedBy).toBeUndefined();
-      const one = await as(reader)
+      const one = await as(reviewer)
         .get(`${cr}/reviews/${res.body.id as string}`)
         .expect(200);
       expectContract(one, 'getChangeRequestReviewById');
       expect(one.body).toEqual(res.body);
+      expectContract(await as(reader).get(`${cr}/reviews/${res.body.id as string}`).expect(200), 'getChangeRequestReviewById');
       const byNumber = cr.replace(/[^/]+$/, String((await as(reader).get(cr)).body.number));
       expect((await as(reader).get(`${byNumber}/reviews`).expect(200)).body.items.map((r: { id: string }) => r.id)).toEqual([res.body.id]);
       expectErrorEnvelope(await as(reader).get(`${cr}/reviews/nope`), 404);
@@ -127,6 +129,47 @@ describe('change request reviews, requested reviewers and contributors', () => {
       expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'approved', comment: 'x' }), 400, /comment/);
       expectErrorEnvelope(await as(reviewer).post(`${crs()}/999999/reviews`, { status: 'approved' }), 404);
       expectErrorEnvelope(await as(reader).get(`${cr}/reviews?outdated=maybe`), 400, /outdated/);
+    });
+
+    it("a review's comment is a comment of the change request, shown as the public Comment until it is deleted", async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Commented');
+      const crId = cr.split('/').pop() as string;
+      const res = await as(reviewer)
+        .post(`${cr}/reviews`, { status: 'changes-requested', comment: { markdown: 'please **fix** the title' } })
+        .expect(201);
+      expectContract(res, 'submitChangeRequestReview');
+      const comment = res.body.comment;
+      expect(comment).toMatchObject({
+        object: 'comment',
+        postedBy: { id: reviewer.user.id },
+        body: { markdown: 'please **fix** the title' },
+        status: 'open',
+        target: { changeRequest: crId, review: res.body.id, revision: res.body.revision, space: space.id },
+        permissions: { view: true, edit: true, delete: true },
+      });
+      // Among the change request's comments, counted as open.
+      const listed = await as(reader).get(`${cr}/comments`).expect(200);
+      expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual([comment.id]);
+      expect((await as(reader).get(cr)).body.comments).toBe(1);
+      // As the reader sees it: their permissions, the document format when asked.
+      const asDocument = await as(reader).get(`${cr}/reviews/${res.body.id as string}?format=document`).expect(200);
+      expectContract(asDocument, 'getChangeRequestReviewById');
+      expect(asDocument.body.comment.permissions).toMatchObject({ edit: false, delete: false });
+      expect(asDocument.body.comment.body.document).toBeDefined();
+      const list = await as(reader).get(`${cr}/reviews`).expect(200);
+      expectContract(list, 'getReviewsByChangeRequestId');
+      expect(list.body.items[0].comment.id).toBe(comment.id);
+      // A review without comment has none.
+      const plain = await as(second).post(`${cr}/reviews`, { status: 'approved', comment: {} }).expect(201);
+      expect(plain.body.comment).toBeUndefined();
+      // Deleting the comment takes it off the review; the review (and its status) stays.
+      await as(reviewer).del(`${cr}/comments/${comment.id as string}`).expect(205);
+      const after = await as(reader).get(`${cr}/reviews/${res.body.id as string}`).expect(200);
+      expectContract(after, 'getChangeRequestReviewById');
+      expect(after.body.comment).toBeUndefined();
+      expect(after.body.status).toBe('changes-requested');
+      expect((await as(reader).get(cr)).body.comments).toBe(0);
     });
 
     it('marks reviews outdated after new authoring and after an update from main, and filters on it', async () => {
@@ -224,6 +267,8 @@ describe('change request reviews, requested reviewers and contributors', () => {
       const outsider = (await createOrganization(t)).admin;
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, {}), 400, /users/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users: at least one user \(or team\)/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [], teams: ['no-team'] }), 400, /team no-team \(not a team of the organization\)/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [author.user.id] }), 400, /author/);
       expectErrorEnvelope(
         await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id, outsider.user.id] }),
@@ -234,6 +279,29 @@ describe('change request reviews, requested reviewers and contributors', () => {
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], subject: 'x'.repeat(101) }), 400, /subject/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], description: { nodes: [] } }), 400, /description/);
       expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items).toEqual([]);
+    });
+
+    it('teams (Quire extension `teams`): listed as kind team until any member reviews; removable by the team id', async () => {
+      const team = await createTeam(t, org, { members: [second] });
+      const other = await createTeam(t, org, { members: [reader] });
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Team review');
+      const res = await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], teams: [team.id, other.id] }).expect(200);
+      expectContract(res, 'requestReviewersForChangeRequest');
+      expect(res.body.users.map((r: { kind: string }) => r.kind).sort()).toEqual(['team', 'team', 'user']);
+      const list = await as(reader).get(`${cr}/requested-reviewers`).expect(200);
+      expectContract(list, 'getRequestedReviewersByChangeRequestId');
+      const requested = list.body.items.find((r: { kind: string; team?: { id: string } }) => r.kind === 'team' && r.team?.id === team.id);
+      expect(requested).toMatchObject({ object: 'change-request-requested-reviewer', kind: 'team', team: { object: 'team', id: team.id, title: team.title, members: 1 }, requestedBy: { id: author.user.id } });
+      // A member of the team reviews: the team's request is answered (the review names who asked), the user's and the other team's stay.
+      const review = await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expect(review.body.requestedBy).toMatchObject({ id: author.user.id });
+      const after = (await as(reader).get(`${cr}/requested-reviewers`)).body.items.map((r: { kind: string; user?: { id: string }; team?: { id: string } }) => r.user?.id ?? r.team?.id);
+      expect(after.sort()).toEqual([reviewer.user.id, other.id].sort());
+      // DELETE …/requested-reviewers/{id} takes a team id too.
+      await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(205);
+      await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(204);
+      expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items.map((r: { kind: string }) => r.kind)).toEqual(['user']);
     });
   });
 

@@ -89,7 +89,7 @@ export class SpacesRepository {
   async nonMembers(organizationId: string, userIds: string[], manager: EntityManager): Promise<string[]> {
     if (userIds.length === 0) return [];
     const rows: { id: string }[] = await manager.query(
-      `SELECT id FROM unnest($2::text[]) AS id WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = id) ORDER BY id`,
+      `SELECT x.id FROM unnest($2::text[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = x.id) ORDER BY x.id`,
       [organizationId, userIds],
     );
     return rows.map((row) => row.id);

@@ -18,5 +18,11 @@ export interface ReviewCommentsPort {
   /** Posts `markdown` by `caller` on the change request's head as review `reviewId`'s comment, in the review's write. */
   post(write: SpaceWrite, changeRequest: ChangeRequest, reviewId: string, markdown: string, caller: User): Promise<void>;
   /** The comments of these reviews as `viewer` sees them, by review id; a review whose comment was deleted has none. */
-  shown(viewer: User, permissions: SpacePermissionsJson, format: 'markdown' | 'document', reviewIds: string[]): Promise<Map<string, ReviewCommentJson>>;
+  shown(
+    viewer: User,
+    permissions: SpacePermissionsJson,
+    format: 'markdown' | 'document',
+    changeRequest: ChangeRequest,
+    reviewIds: string[],
+  ): Promise<Map<string, ReviewCommentJson>>;
 }

@@ -55,6 +55,51 @@ export class ChangeRequestRequestedReviewer {
   createdAt: Date;
 }
 
+/** A team asked to review a change request, until one of its members reviews or the request is removed. */
+@Entity('change_request_requested_teams')
+export class ChangeRequestRequestedTeam {
+  @PrimaryColumn('text')
+  changeRequestId: string;
+
+  @PrimaryColumn('text')
+  teamId: string;
+
+  @Column('text', { nullable: true })
+  requestedBy: string | null;
+
+  @Column('text')
+  revisionId: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
+/**
+ * Users and teams asked to review, in one list: the view `change_request_review_requests` (migration
+ * 1800000312000) over the two tables above. Read only; `synchronize: false` keeps the schema tools off it.
+ */
+@Entity('change_request_review_requests', { synchronize: false })
+export class ChangeRequestReviewRequest {
+  @PrimaryColumn('text')
+  changeRequestId: string;
+
+  /** The user's id or the team's. */
+  @PrimaryColumn('text')
+  reviewerId: string;
+
+  @Column('text')
+  kind: 'user' | 'team';
+
+  @Column('text', { nullable: true })
+  requestedBy: string | null;
+
+  @Column('text')
+  revisionId: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
 /**
  * The Quire extension to a space's merge rules: how many approvals a merge needs, which the public
  * `mergeRules` cannot say (their rules count one approval at most). No row: none beyond the public rules.

@@ -1,4 +1,6 @@
 import type { AppConfig } from '../../../config/app-config';
+import type { MemberRoleOrGuest } from '../../../common/roles';
+import type { TeamRow } from '../../teams/team.read-model';
 import type { User } from '../../users/user.entity';
 import type { EmailVisibility } from '../../users/user.policy';
 import type { ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
@@ -18,6 +20,16 @@ export interface LatestReview {
   outdated: boolean;
 }
 
+/** A user or a team asked to review (`change_request_review_requests`, both kinds in one order). */
+export interface RequestRow {
+  kind: 'user' | 'team';
+  /** The user's id or the team's. */
+  reviewerId: string;
+  requestedBy: string | null;
+  revisionId: string;
+  createdAt: Date;
+}
+
 export interface ContributorRow {
   userId: string;
   edits: number;
@@ -27,6 +39,8 @@ export interface ContributorRow {
 /** The people a response names, and which e-mails the caller may see. */
 export interface PeopleContext {
   users: Map<string, User>;
+  /** Teams a response names, with the caller's organization role (for each team's `permissions`). */
+  teams?: { rows: Map<string, TeamRow>; organizationRole: MemberRoleOrGuest };
   emails: EmailVisibility;
   config: AppConfig;
 }

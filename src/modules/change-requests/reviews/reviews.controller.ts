@@ -53,8 +53,8 @@ export class ReviewsController {
   @ApiOperation({ operationId: 'getReviewsByChangeRequestId', summary: 'Reviews of the change request, newest first; `outdated` filters' })
   @ApiOkResponse({ schema: publicListSchema('ChangeRequestReview') })
   async list(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('changeRequestId') id: string, @Query() query: ListReviewsQueryDto) {
-    const { cr, page, people } = await this.reviews.list(user, access, id, query);
-    return mapPage(page, (row) => presentReview(cr, row, people));
+    const { cr, page, people, comments } = await this.reviews.list(user, access, id, query);
+    return mapPage(page, (row) => presentReview(cr, row, people, comments));
   }
 
   @Post('reviews')
@@ -73,8 +73,8 @@ export class ReviewsController {
     @Body() dto: SubmitReviewDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ReviewJson> {
-    const { cr, row, people } = await this.reviews.submit(user, access, id, dto);
-    const json = presentReview(cr, row, people);
+    const { cr, row, people, comments } = await this.reviews.submit(user, access, id, dto);
+    const json = presentReview(cr, row, people, comments);
     res.setHeader('Location', json.urls.location);
     return json;
   }
@@ -88,10 +88,10 @@ export class ReviewsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('changeRequestId') id: string,
     @Param('reviewId') reviewId: string,
-    @Query() _query: ReviewQueryDto,
+    @Query() query: ReviewQueryDto,
   ): Promise<ReviewJson> {
-    const { cr, row, people } = await this.reviews.get(user, access, id, reviewId);
-    return presentReview(cr, row, people);
+    const { cr, row, people, comments } = await this.reviews.get(user, access, id, reviewId, query.format);
+    return presentReview(cr, row, people, comments);
   }
 
   @Get('requested-reviewers')

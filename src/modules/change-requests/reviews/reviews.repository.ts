@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import type { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { ChangeRequestRequestedReviewer, ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
-import type { ContributorRow, LatestReview, ReviewRow } from './review.read-model';
+import { ChangeRequestRequestedReviewer, ChangeRequestRequestedTeam, ChangeRequestReviewRequest, ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
+import type { ContributorRow, LatestReview, RequestRow, ReviewRow } from './review.read-model';
 import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rules';
 
 /**
@@ -54,16 +54,67 @@ export class ReviewsRepository {
     return rows.map((row) => ({ reviewerId: row.reviewer_id, status: row.status, revisionId: row.revision_id, outdated: row.outdated }));
   }
 
-  listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<ChangeRequestRequestedReviewer>> {
+  /** Users and teams asked to review, oldest request first; keyset on (created_at, reviewer id). */
+  listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<RequestRow>> {
     const qb = this.dataSource.manager
-      .createQueryBuilder(ChangeRequestRequestedReviewer, 'q')
+      .createQueryBuilder(ChangeRequestReviewRequest, 'q')
       .where('q.change_request_id = :changeRequestId', { changeRequestId });
-    return paginate<ChangeRequestRequestedReviewer>(qb, query, {
+    return paginate<RequestRow>(qb, query, {
       list: 'change-request-requested-reviewers:created:asc',
-      columns: ['q.created_at', 'q.user_id'],
+      columns: ['q.created_at', 'q.reviewer_id'],
       direction: 'ASC',
-      keyOf: (row) => [row.createdAt, row.userId],
+      keyOf: (row) => [row.createdAt, row.reviewerId],
     });
+  }
+
+  /** Requests (or requests again) each team; answers the rows. */
+  async requestTeams(changeRequestId: string, teamIds: string[], requestedBy: string, revisionId: string, manager: EntityManager): Promise<RequestRow[]> {
+    if (teamIds.length === 0) return [];
+    await manager.query(
+      `INSERT INTO change_request_requested_teams (change_request_id, team_id, requested_by, revision_id)
+       SELECT $1, unnest($2::text[]), $3, $4
+       ON CONFLICT (change_request_id, team_id) DO UPDATE SET requested_by = excluded.requested_by, revision_id = excluded.revision_id, created_at = now()`,
+      [changeRequestId, teamIds, requestedBy, revisionId],
+    );
+    const rows = await manager
+      .createQueryBuilder(ChangeRequestRequestedTeam, 'q')
+      .where('q.change_request_id = :changeRequestId AND q.team_id = ANY(:teamIds)', { changeRequestId, teamIds })
+      .orderBy('q.team_id')
+      .getMany();
+    return rows.map((row) => ({ kind: 'team', reviewerId: row.teamId, requestedBy: row.requestedBy, revisionId: row.revisionId, createdAt: row.createdAt }));
+  }
+
+  /**
+   * Removes the requests of the teams `userId` is a member of (a member's review answers their team's
+   * request); answers who had asked, earliest request first.
+   */
+  async unrequestTeamsOf(changeRequestId: string, userId: string, manager: EntityManager): Promise<(string | null)[]> {
+    const [rows]: [{ requested_by: string | null; created_at: Date }[], number] = await manager.query(
+      `DELETE FROM change_request_requested_teams q USING team_members m
+        WHERE q.change_request_id = $1 AND m.team_id = q.team_id AND m.user_id = $2
+       RETURNING q.requested_by, q.created_at`,
+      [changeRequestId, userId],
+    );
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime()).map((row) => row.requested_by);
+  }
+
+  /** Removes the team's request; true when it was requested. */
+  async unrequestTeam(changeRequestId: string, teamId: string, manager: EntityManager): Promise<boolean> {
+    const [, count]: [unknown[], number] = await manager.query(`DELETE FROM change_request_requested_teams WHERE change_request_id = $1 AND team_id = $2`, [
+      changeRequestId,
+      teamId,
+    ]);
+    return count > 0;
+  }
+
+  /** The ids among `teamIds` that are not teams of the organization. */
+  async unknownTeams(organizationId: string, teamIds: string[], manager: EntityManager): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    const rows: { id: string }[] = await manager.query(
+      `SELECT x.id FROM unnest($2::text[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM teams t WHERE t.organization_id = $1 AND t.id = x.id) ORDER BY x.id`,
+      [organizationId, teamIds],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Requests (or requests again: a new date, revision and requester) each user; answers the rows. */
