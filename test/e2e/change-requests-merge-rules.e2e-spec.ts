@@ -76,7 +76,10 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
 
     it('the organization PATCH sets and returns its rules (`inherit` is not one of them)', async () => {
       const o = await createOrganization(t);
-      const initial = await t.http.get(`/v1/orgs/${o.id}`).set(...o.admin.auth).expect(200);
+      const initial = await t.http
+        .get(`/v1/orgs/${o.id}`)
+        .set(...o.admin.auth)
+        .expect(200);
       expect(initial.body.mergeRules).toEqual({ type: 'none' });
       const rules = { type: 'rules', rules: [{ rule: 'require_at_least_one_review' }, { rule: 'require_up_to_date_change_request' }] };
       const set = await t.http
@@ -116,7 +119,9 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
 
     it('refuses a merge (409 naming the rule) until the rules pass; the approval must be of the merged revision', async () => {
       const s = await createSpace(t, org);
-      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(200);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(
+        200,
+      );
       const cr = await openChangeRequest(s.id);
       await insertPage(cr, 'Gated').expect(200);
       expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /require_at_least_one_approved_review: no approval of the current revision/);
@@ -141,7 +146,11 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
         .set(...o.admin.auth)
         .send({ mergeRules: { type: 'rules', rules: [{ rule: 'require_change_request_subject' }] } })
         .expect(200);
-      const create = await t.http.post(crs(s.id)).set(...editor.auth).send({}).expect(201);
+      const create = await t.http
+        .post(crs(s.id))
+        .set(...editor.auth)
+        .send({})
+        .expect(201);
       const cr = `${crs(s.id)}/${create.body.id as string}`;
       expectErrorEnvelope(await t.http.post(`${cr}/merge`).set(...o.admin.auth), 409, /require_change_request_subject: the change request has no subject/);
       await t.http
@@ -149,12 +158,18 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
         .set(...o.admin.auth)
         .send({ mergeRules: { type: 'none' } })
         .expect(200);
-      await t.http.post(`${cr}/merge`).set(...o.admin.auth).expect(200);
+      await t.http
+        .post(`${cr}/merge`)
+        .set(...o.admin.auth)
+        .expect(200);
     });
 
     it('allow_bypass lets the users it names merge anyway, and nobody else (admins included)', async () => {
       const s = await createSpace(t, org);
-      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'allow_bypass', users: [reviewer.user.id] }] }).expect(200);
+      await setSpaceRules(s.id, {
+        type: 'rules',
+        rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'allow_bypass', users: [reviewer.user.id] }],
+      }).expect(200);
       const cr = await openChangeRequest(s.id);
       await insertPage(cr, 'Bypass').expect(200);
       expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /require_at_least_one_approved_review/);
@@ -193,7 +208,11 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
       expect(res.body).toEqual({ object: 'space-merge-rules', space: s.id, requiredApprovals: 0, urls: { location: expect.stringMatching(/\/merge-rules$/) } });
       expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 21 }), 400, /requiredApprovals/);
       expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: -1 }), 400, /requiredApprovals/);
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, adminsCanOverride: true }), 400, /adminsCanOverride/);
+      expectErrorEnvelope(
+        await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, adminsCanOverride: true }),
+        400,
+        /adminsCanOverride/,
+      );
     });
 
     it('N approvals of the current revision, from distinct reviewers', async () => {
@@ -203,7 +222,11 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
       await insertPage(cr, 'Two').expect(200);
       await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
       await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /requiredApprovals \(Quire extension\): 2 approval\(s\) of the current revision needed, 1 given/);
+      expectErrorEnvelope(
+        await as(reviewer).post(`${cr}/merge`),
+        409,
+        /requiredApprovals \(Quire extension\): 2 approval\(s\) of the current revision needed, 1 given/,
+      );
       await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
       await as(reviewer).post(`${cr}/merge`).expect(200);
     });
@@ -212,7 +235,9 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
   describe('under concurrency', () => {
     it('a request for changes racing a merge: either it lands first (409) or the merge does (the review finds it closed)', async () => {
       const s = await createSpace(t, org);
-      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(200);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(
+        200,
+      );
       for (let round = 0; round < 4; round++) {
         const cr = await openChangeRequest(s.id);
         await insertPage(cr, `Race ${round}`).expect(200);

@@ -119,7 +119,12 @@ describe('change request reviews, requested reviewers and contributors', () => {
         .expect(200);
       expectContract(one, 'getChangeRequestReviewById');
       expect(one.body).toEqual(res.body);
-      expectContract(await as(reader).get(`${cr}/reviews/${res.body.id as string}`).expect(200), 'getChangeRequestReviewById');
+      expectContract(
+        await as(reader)
+          .get(`${cr}/reviews/${res.body.id as string}`)
+          .expect(200),
+        'getChangeRequestReviewById',
+      );
       const byNumber = cr.replace(/[^/]+$/, String((await as(reader).get(cr)).body.number));
       expect((await as(reader).get(`${byNumber}/reviews`).expect(200)).body.items.map((r: { id: string }) => r.id)).toEqual([res.body.id]);
       expectErrorEnvelope(await as(reader).get(`${cr}/reviews/nope`), 404);
@@ -153,7 +158,9 @@ describe('change request reviews, requested reviewers and contributors', () => {
       expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual([comment.id]);
       expect((await as(reader).get(cr)).body.comments).toBe(1);
       // As the reader sees it: their permissions, the document format when asked.
-      const asDocument = await as(reader).get(`${cr}/reviews/${res.body.id as string}?format=document`).expect(200);
+      const asDocument = await as(reader)
+        .get(`${cr}/reviews/${res.body.id as string}?format=document`)
+        .expect(200);
       expectContract(asDocument, 'getChangeRequestReviewById');
       expect(asDocument.body.comment.permissions).toMatchObject({ edit: false, delete: false });
       expect(asDocument.body.comment.body.document).toBeDefined();
@@ -164,8 +171,12 @@ describe('change request reviews, requested reviewers and contributors', () => {
       const plain = await as(second).post(`${cr}/reviews`, { status: 'approved', comment: {} }).expect(201);
       expect(plain.body.comment).toBeUndefined();
       // Deleting the comment takes it off the review; the review (and its status) stays.
-      await as(reviewer).del(`${cr}/comments/${comment.id as string}`).expect(205);
-      const after = await as(reader).get(`${cr}/reviews/${res.body.id as string}`).expect(200);
+      await as(reviewer)
+        .del(`${cr}/comments/${comment.id as string}`)
+        .expect(205);
+      const after = await as(reader)
+        .get(`${cr}/reviews/${res.body.id as string}`)
+        .expect(200);
       expectContract(after, 'getChangeRequestReviewById');
       expect(after.body.comment).toBeUndefined();
       expect(after.body.status).toBe('changes-requested');
@@ -268,7 +279,11 @@ describe('change request reviews, requested reviewers and contributors', () => {
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, {}), 400, /users/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users: at least one user \(or team\)/);
-      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [], teams: ['no-team'] }), 400, /team no-team \(not a team of the organization\)/);
+      expectErrorEnvelope(
+        await as(author).post(`${cr}/requested-reviewers`, { users: [], teams: ['no-team'] }),
+        400,
+        /team no-team \(not a team of the organization\)/,
+      );
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [author.user.id] }), 400, /author/);
       expectErrorEnvelope(
         await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id, outsider.user.id] }),
@@ -286,17 +301,26 @@ describe('change request reviews, requested reviewers and contributors', () => {
       const other = await createTeam(t, org, { members: [reader] });
       const cr = await openChangeRequest();
       await insertPage(cr, 'Team review');
-      const res = await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], teams: [team.id, other.id] }).expect(200);
+      const res = await as(author)
+        .post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], teams: [team.id, other.id] })
+        .expect(200);
       expectContract(res, 'requestReviewersForChangeRequest');
       expect(res.body.users.map((r: { kind: string }) => r.kind).sort()).toEqual(['team', 'team', 'user']);
       const list = await as(reader).get(`${cr}/requested-reviewers`).expect(200);
       expectContract(list, 'getRequestedReviewersByChangeRequestId');
       const requested = list.body.items.find((r: { kind: string; team?: { id: string } }) => r.kind === 'team' && r.team?.id === team.id);
-      expect(requested).toMatchObject({ object: 'change-request-requested-reviewer', kind: 'team', team: { object: 'team', id: team.id, title: team.title, members: 1 }, requestedBy: { id: author.user.id } });
+      expect(requested).toMatchObject({
+        object: 'change-request-requested-reviewer',
+        kind: 'team',
+        team: { object: 'team', id: team.id, title: team.title, members: 1 },
+        requestedBy: { id: author.user.id },
+      });
       // A member of the team reviews: the team's request is answered (the review names who asked), the user's and the other team's stay.
       const review = await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
       expect(review.body.requestedBy).toMatchObject({ id: author.user.id });
-      const after = (await as(reader).get(`${cr}/requested-reviewers`)).body.items.map((r: { kind: string; user?: { id: string }; team?: { id: string } }) => r.user?.id ?? r.team?.id);
+      const after = (await as(reader).get(`${cr}/requested-reviewers`)).body.items.map(
+        (r: { kind: string; user?: { id: string }; team?: { id: string } }) => r.user?.id ?? r.team?.id,
+      );
       expect(after.sort()).toEqual([reviewer.user.id, other.id].sort());
       // DELETE …/requested-reviewers/{id} takes a team id too.
       await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(205);

@@ -2,7 +2,12 @@ import { mergeRefusal, type MergeCheck } from '../../src/modules/change-requests
 import { effectiveMergeRules, mergeRulesProblem, type MergeRule } from '../../src/modules/space-model/merge-rules';
 import type { LatestReview } from '../../src/modules/change-requests/reviews/review.read-model';
 
-const review = (reviewerId: string, status: LatestReview['status'], outdated = false): LatestReview => ({ reviewerId, status, revisionId: outdated ? 'old' : 'head', outdated });
+const review = (reviewerId: string, status: LatestReview['status'], outdated = false): LatestReview => ({
+  reviewerId,
+  status,
+  revisionId: outdated ? 'old' : 'head',
+  outdated,
+});
 
 function check(rules: MergeRule[], overrides: Partial<MergeCheck> = {}): MergeCheck {
   return {
@@ -24,7 +29,9 @@ describe('mergeRefusal', () => {
 
   it('counts approvals that are not outdated only', () => {
     const rule: MergeRule = { rule: 'require_at_least_one_approved_review' };
-    expect(mergeRefusal(check([rule], { reviews: [review('a', 'approved', true)] }))).toMatch(/require_at_least_one_approved_review: no approval of the current revision head/);
+    expect(mergeRefusal(check([rule], { reviews: [review('a', 'approved', true)] }))).toMatch(
+      /require_at_least_one_approved_review: no approval of the current revision head/,
+    );
     expect(mergeRefusal(check([rule], { reviews: [review('a', 'approved', true), review('b', 'approved')] }))).toBeNull();
   });
 
@@ -59,7 +66,11 @@ describe('mergeRefusal', () => {
   });
 
   it('names every broken rule, and allow_bypass lets its users (only) merge anyway, the extension included', () => {
-    const rules: MergeRule[] = [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_change_request_subject' }, { rule: 'allow_bypass', users: ['boss'] }];
+    const rules: MergeRule[] = [
+      { rule: 'require_at_least_one_approved_review' },
+      { rule: 'require_change_request_subject' },
+      { rule: 'allow_bypass', users: ['boss'] },
+    ];
     const refused = check(rules, { requiredApprovals: 2, changeRequest: { ...check([]).changeRequest, subject: '' } });
     const message = mergeRefusal(refused) as string;
     expect(message).toMatch(/require_at_least_one_approved_review/);
@@ -75,7 +86,11 @@ describe('mergeRefusal', () => {
   });
 
   it('a custom rule passes when its expression is truthy over the evaluation context', () => {
-    const rule: MergeRule = { rule: 'custom', expression: 'changeRequest.subject != "" && actor.id != changeRequest.createdBy.id && reviews.length >= 1', message: 'someone else merges, after a review' };
+    const rule: MergeRule = {
+      rule: 'custom',
+      expression: 'changeRequest.subject != "" && actor.id != changeRequest.createdBy.id && reviews.length >= 1',
+      message: 'someone else merges, after a review',
+    };
     expect(mergeRefusal(check([rule]))).toMatch(/rule custom: someone else merges, after a review/);
     expect(mergeRefusal(check([rule], { reviews: [review('a', 'approved')] }))).toBeNull();
     expect(mergeRefusal(check([{ rule: 'custom', expression: 'space.title.length()' }]))).toMatch(/rule custom \(space.title.length\(\)\)/);
@@ -88,7 +103,14 @@ describe('mergeRulesProblem', () => {
     expect(mergeRulesProblem({ type: 'none' }, { inherit: false })).toBeNull();
     expect(
       mergeRulesProblem(
-        { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['u1'] }, { rule: 'require_at_least_one_review' }, { rule: 'custom', expression: 'true', message: 'm' }] },
+        {
+          type: 'rules',
+          rules: [
+            { rule: 'require_specific_reviewers', users: ['u1'] },
+            { rule: 'require_at_least_one_review' },
+            { rule: 'custom', expression: 'true', message: 'm' },
+          ],
+        },
         { inherit: false },
       ),
     ).toBeNull();
@@ -99,9 +121,13 @@ describe('mergeRulesProblem', () => {
     expect(mergeRulesProblem({ type: 'rules' }, { inherit: true })).toMatch(/^mergeRules.rules: must be an array/);
     expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'allow_bypass' }] }, { inherit: true })).toMatch(/^mergeRules.rules\[0\].users:/);
     expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'nope' }] }, { inherit: true })).toMatch(/^mergeRules.rules\[0\].rule: must be one of/);
-    expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'require_author_to_merge', users: [] }] }, { inherit: true })).toMatch(/rules\[0\].users: is not a property/);
+    expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'require_author_to_merge', users: [] }] }, { inherit: true })).toMatch(
+      /rules\[0\].users: is not a property/,
+    );
     expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'custom', expression: 'a b' }] }, { inherit: true })).toMatch(/expression: syntax error/);
-    expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'require_agent_review' }] }, { inherit: true })).toMatch(/not supported \(Quire has no agent reviews\)/);
+    expect(mergeRulesProblem({ type: 'rules', rules: [{ rule: 'require_agent_review' }] }, { inherit: true })).toMatch(
+      /not supported \(Quire has no agent reviews\)/,
+    );
     expect(mergeRulesProblem({ type: 'none', rules: [] }, { inherit: true })).toMatch(/mergeRules.rules: is not a property/);
   });
 

@@ -52,8 +52,7 @@ function ruleProblem(value: unknown, path: string): string | null {
   const rule = value.rule;
   if ((USER_LIST_RULES as readonly unknown[]).includes(rule)) {
     const users = value.users;
-    if (!Array.isArray(users) || users.length < 1 || users.length > MAX_RULE_USERS)
-      return `${path}.users: must be an array of 1 to ${MAX_RULE_USERS} user ids`;
+    if (!Array.isArray(users) || users.length < 1 || users.length > MAX_RULE_USERS) return `${path}.users: must be an array of 1 to ${MAX_RULE_USERS} user ids`;
     if (users.some((id) => typeof id !== 'string' || id.length < 1 || id.length > 64)) return `${path}.users: each must be a user id`;
     return extraKeys(value, ['rule', 'users'], path);
   }

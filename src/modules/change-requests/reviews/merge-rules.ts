@@ -86,7 +86,14 @@ function customRule(rule: Extract<MergeRule, { rule: 'custom' }>, check: MergeCh
 export function evaluationContext(check: MergeCheck): Record<string, unknown> {
   const cr = check.changeRequest;
   return {
-    space: { object: 'space', id: check.space.id, title: check.space.title, organization: check.space.organizationId, visibility: check.space.visibility, revision: check.space.revisionId },
+    space: {
+      object: 'space',
+      id: check.space.id,
+      title: check.space.title,
+      organization: check.space.organizationId,
+      visibility: check.space.visibility,
+      revision: check.space.revisionId,
+    },
     changeRequest: {
       object: 'change-request',
       id: cr.id,

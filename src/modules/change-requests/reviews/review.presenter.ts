@@ -53,7 +53,12 @@ function required(context: PeopleContext, id: string): UserJson {
 }
 
 /** `comments`: the reviews' comments by review id (a review whose comment was deleted shows none). */
-export function presentReview(cr: ChangeRequest, { review, outdated }: ReviewRow, context: PeopleContext, comments: Map<string, ReviewCommentJson>): ReviewJson {
+export function presentReview(
+  cr: ChangeRequest,
+  { review, outdated }: ReviewRow,
+  context: PeopleContext,
+  comments: Map<string, ReviewCommentJson>,
+): ReviewJson {
   const json: ReviewJson = {
     object: 'change-request-review',
     id: review.id,

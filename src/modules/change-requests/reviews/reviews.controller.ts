@@ -33,7 +33,12 @@ const MERGE_RULES_SCHEMA = {
   properties: {
     object: { type: 'string', enum: ['space-merge-rules'] },
     space: { type: 'string' },
-    requiredApprovals: { type: 'integer', minimum: 0, maximum: 20, description: 'Approvals of the current revision a merge needs, besides the public mergeRules' },
+    requiredApprovals: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 20,
+      description: 'Approvals of the current revision a merge needs, besides the public mergeRules',
+    },
     urls: { type: 'object', required: ['location'], properties: { location: { type: 'string', format: 'uri' } } },
   },
 };

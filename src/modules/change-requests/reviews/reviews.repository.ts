@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import type { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { ChangeRequestRequestedReviewer, ChangeRequestRequestedTeam, ChangeRequestReviewRequest, ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
+import {
+  ChangeRequestRequestedReviewer,
+  ChangeRequestRequestedTeam,
+  ChangeRequestReviewRequest,
+  ChangeRequestReview,
+  ReviewStatus,
+  SpaceMergeRules,
+} from './review.entity';
 import type { ContributorRow, LatestReview, RequestRow, ReviewRow } from './review.read-model';
 import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rules';
 
@@ -56,9 +63,7 @@ export class ReviewsRepository {
 
   /** Users and teams asked to review, oldest request first; keyset on (created_at, reviewer id). */
   listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<RequestRow>> {
-    const qb = this.dataSource.manager
-      .createQueryBuilder(ChangeRequestReviewRequest, 'q')
-      .where('q.change_request_id = :changeRequestId', { changeRequestId });
+    const qb = this.dataSource.manager.createQueryBuilder(ChangeRequestReviewRequest, 'q').where('q.change_request_id = :changeRequestId', { changeRequestId });
     return paginate<RequestRow>(qb, query, {
       list: 'change-request-requested-reviewers:created:asc',
       columns: ['q.created_at', 'q.reviewer_id'],

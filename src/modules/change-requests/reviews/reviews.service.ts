@@ -144,8 +144,11 @@ export class ReviewsService {
       if (!acceptsChanges(cr)) throw changeRequestError('change_request.closed', `Change request ${cr.number} is ${cr.status}: it takes no review request`);
       const userIds = [...new Set(dto.users)];
       const teamIds = [...new Set(dto.teams ?? [])];
-      if (userIds.length === 0 && teamIds.length === 0) throw changeRequestError('change_request.invalid_reviewers', 'users: at least one user (or team) to request');
-      const refused: string[] = (await this.reviews.unknownTeams(write.space.organizationId, teamIds, write.em)).map((id) => `team ${id} (not a team of the organization)`);
+      if (userIds.length === 0 && teamIds.length === 0)
+        throw changeRequestError('change_request.invalid_reviewers', 'users: at least one user (or team) to request');
+      const refused: string[] = (await this.reviews.unknownTeams(write.space.organizationId, teamIds, write.em)).map(
+        (id) => `team ${id} (not a team of the organization)`,
+      );
       for (const userId of userIds) {
         if (userId === cr.createdBy) refused.push(`${userId} (the author)`);
         else if (!(await this.canView(userId, write.space.id, write.em))) refused.push(`${userId} (cannot view the space)`);
@@ -154,7 +157,13 @@ export class ReviewsService {
       if (dto.subject !== undefined) await this.crRows.update(cr.id, { subject: dto.subject }, write.em);
       const users = userIds.length > 0 ? await this.reviews.request(cr.id, userIds, user.id, cr.revision, write.em) : [];
       const rows: RequestRow[] = [
-        ...users.map((row) => ({ kind: 'user' as const, reviewerId: row.userId, requestedBy: row.requestedBy, revisionId: row.revisionId, createdAt: row.createdAt })),
+        ...users.map((row) => ({
+          kind: 'user' as const,
+          reviewerId: row.userId,
+          requestedBy: row.requestedBy,
+          revisionId: row.revisionId,
+          createdAt: row.createdAt,
+        })),
         ...(await this.reviews.requestTeams(cr.id, teamIds, user.id, cr.revision, write.em)),
       ];
       return { rows, people: await this.withTeams(await this.people(user, [user.id, ...userIds]), user, access, rows) };

@@ -60,8 +60,7 @@ export class RequestReviewersDto {
   @ApiPropertyOptional({
     type: [String],
     maxItems: MAX_REVIEWERS_PER_REQUEST,
-    description:
-      'Quire extension: team IDs of the organization, listed as `kind: team` until a member of the team reviews (the public body names users only)',
+    description: 'Quire extension: team IDs of the organization, listed as `kind: team` until a member of the team reviews (the public body names users only)',
   })
   @Optional()
   @IsArray()
