@@ -96,7 +96,7 @@ export class ReviewsService {
       if (!acceptsChanges(cr)) throw changeRequestError('change_request.closed', `Change request ${cr.number} is ${cr.status}: it takes no review`);
       if (dto.status === 'approved' && cr.createdBy === user.id)
         throw changeRequestError('change_request.own_review', `You created change request ${cr.number}: you cannot approve it`);
-      // The review answers the reviewer's own request and those of their teams; `requestedBy` is who asked them first.
+      // The review answers the reviewer's own request and those of their teams; `requestedBy` is who asked them in person, else their team first.
       const request = await this.reviews.unrequest(cr.id, user.id, write.em);
       const teamRequesters = await this.reviews.unrequestTeamsOf(cr.id, user.id, write.em);
       const id = newId();
