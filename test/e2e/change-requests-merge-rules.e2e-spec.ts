@@ -68,6 +68,9 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
       expectContract(set, 'updateSpaceById');
       expect(set.body.mergeRules).toEqual(rules);
       expect((await as(reader).get(`/v1/spaces/${s.id}`)).body.mergeRules).toEqual(rules);
+      // A duplicate keeps the space's rules, as it keeps its other settings.
+      const copy = await as(org.admin).post(`/v1/spaces/${s.id}/duplicate`).expect(201);
+      expect(copy.body.mergeRules).toEqual(rules);
       expect((await setSpaceRules(s.id, { type: 'none' }).expect(200)).body.mergeRules).toEqual({ type: 'none' });
       expect((await setSpaceRules(s.id, { type: 'inherit' }).expect(200)).body.mergeRules).toEqual({ type: 'inherit' });
       const [row] = await t.dataSource.query(`SELECT merge_rules FROM spaces WHERE id = $1`, [s.id]);
