@@ -3,44 +3,13 @@
  * the PDF of a 100-page change request.
  * Standalone: `npm run -s build && node -r @swc-node/register bench/change-requests.bench.ts`. Uses
  * DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own fresh database. */
-import { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
-import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
-import { SpacesService } from '../src/modules/spaces/spaces.service';
-import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import type { User } from '../src/modules/users/user.entity';
-import { createTestDatabase } from '../test/support/database';
+import { median, ms, pageBody, startChangeRequestBench } from './change-request-fixture';
 import { BenchRecorder, tablesFromMarkdown } from './harness';
 
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_CR_ROUNDS ?? 5);
 const LARGE = Number(process.env.BENCH_CR_LARGE ?? 10_000);
-
-const body = (n: number) =>
-  Array.from({ length: 30 }, (_, i) => `Line ${i} of page ${n}: some words about install, configure and deploy.`).join('\n') + `\n\n[next](/pages/p${n + 1})\n`;
-
-async function seed(writes: SpaceUnitOfWork, writer: RevisionWriter, user: User, spaceId: string, count: number): Promise<void> {
-  const pages: DraftPage[] = Array.from({ length: count }, (_, i) =>
-    // Positions numbered among siblings, as the change-request tree editor numbers them (else the first merge renumbers every page).
-    documentPage({
-      pageId: `p${i}`,
-      parentId: i < 100 ? null : `p${i % 100}`,
-      position: i < 100 ? i : Math.floor(i / 100) - 1,
-      title: `Page ${i}`,
-      slug: `page-${i}`,
-      markdown: body(i),
-    }),
-  );
-  await writes.run(spaceId, user, 'edit', ({ commitRevision }) =>
-    commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
-  );
-}
+const body = (n: number) => pageBody(n, true);
 
 /** The report's record (bench/harness.ts) and its merge-cost points. */
 const recorder = new BenchRecorder('change-requests', 'Change requests: merge cost against space size, batch inserts, PDF', {
@@ -49,45 +18,18 @@ const recorder = new BenchRecorder('change-requests', 'Change requests: merge co
 });
 const merges: { series: string; x: number; y: number }[] = [];
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value: number) => Math.round(value * 10) / 10;
-
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bench = await startChangeRequestBench('cr');
+  const { app, base, headers, call, newSpace } = bench;
   const lines: string[] = [];
   try {
-    const { user } = await app.get(UsersService).findOrCreate('bench-cr@example.com', 'Bench');
-    const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-    const { membership } = await app.get(OrganizationsService).create(user, { title: 'Bench CR Org' });
-    const newSpace = async (title: string) => (await app.get(SpacesService).create(user, membership, { title })).space;
-    const call = async (method: string, path: string, payload?: object) => {
-      const started = performance.now();
-      const res = await fetch(`${base}${path}`, { method, headers, body: payload ? JSON.stringify(payload) : undefined });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-      return { ms: performance.now() - started, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
-    };
-    const writes = app.get(SpaceUnitOfWork);
-    const writer = app.get(RevisionWriter);
-
     // 1. Merge of a change request touching 20 pages, in a 10-page and in a large space.
     const dataSource = app.get(DataSource);
     // Rows stored under the merged revision's own id (a layer stores what changed, a full revision everything).
     const stored: Record<number, number[]> = {};
     const mergeCost = async (size: number): Promise<number> => {
       const space = await newSpace(`Merge ${size}`);
-      await seed(writes, writer, user, space.id, size);
+      await bench.seed(space.id, size, { links: true });
       const times: number[] = [];
       stored[size] = [];
       for (let round = 0; round < ROUNDS; round++) {
@@ -118,9 +60,9 @@ async function main(): Promise<void> {
     };
     const small = await mergeCost(10);
     const large = await mergeCost(LARGE);
+    merges.push({ series: 'merge, 20 changed pages (median)', x: 10, y: ms(small) }, { series: 'merge, 20 changed pages (median)', x: LARGE, y: ms(large) });
     lines.push(`| merge, 20 changed pages, 10-page space (median of ${ROUNDS}) | **${ms(small)} ms** |`);
     lines.push(`| merge, 20 changed pages, ${LARGE}-page space (median of ${ROUNDS}) | **${ms(large)} ms** |`);
-    merges.push({ series: 'merge, 20 changed pages (median)', x: 10, y: ms(small) }, { series: 'merge, 20 changed pages (median)', x: LARGE, y: ms(large) });
     lines.push(`| ratio large / small (goal ≤ 1.5) | **${(large / small).toFixed(2)}** |`);
     lines.push(`| page and link rows stored per merge, 10-page / ${LARGE}-page space (each round) | ${stored[10].join(', ')} / ${stored[LARGE].join(', ')} |`);
     process.stderr.write(`${lines.join('\n')}\n`);
@@ -186,8 +128,7 @@ async function main(): Promise<void> {
     recorder.chart({ title: 'Merge cost against space size', kind: 'size', x: 'pages in the space', y: 'milliseconds', points: merges });
     await recorder.save();
   } finally {
-    await app.close();
-    await database.drop();
+    await bench.close();
   }
 }
 

@@ -34,6 +34,9 @@ import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-pr
 import { ChangeRequestReviews1800000240000 } from './1800000240000-change-request-reviews';
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
+import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
+import { ReviewComments1800000311000 } from './1800000311000-review-comments';
+import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -73,4 +76,7 @@ export const MIGRATIONS = [
   ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,
   OrganizationDefaultSite1800000290000,
+  PublicMergeRules1800000310000,
+  ReviewComments1800000311000,
+  TeamReviewers1800000312000,
 ];

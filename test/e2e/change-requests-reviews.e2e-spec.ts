@@ -1,10 +1,11 @@
 import { itChecksAccess } from '../support/access-checks';
 import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createTeam } from '../support/org-admin-builders';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
-describe('change request reviews, requested reviewers, contributors and merge rules', () => {
+describe('change request reviews, requested reviewers and contributors', () => {
   let t: TestApp;
   let org: OrgFixture;
   let space: { id: string; revisionId: string };
@@ -113,11 +114,17 @@ describe('change request reviews, requested reviewers, contributors and merge ru
         reviewer: { id: reviewer.user.id },
       });
       expect(res.body.requestedBy).toBeUndefined();
-      const one = await as(reader)
+      const one = await as(reviewer)
         .get(`${cr}/reviews/${res.body.id as string}`)
         .expect(200);
       expectContract(one, 'getChangeRequestReviewById');
       expect(one.body).toEqual(res.body);
+      expectContract(
+        await as(reader)
+          .get(`${cr}/reviews/${res.body.id as string}`)
+          .expect(200),
+        'getChangeRequestReviewById',
+      );
       const byNumber = cr.replace(/[^/]+$/, String((await as(reader).get(cr)).body.number));
       expect((await as(reader).get(`${byNumber}/reviews`).expect(200)).body.items.map((r: { id: string }) => r.id)).toEqual([res.body.id]);
       expectErrorEnvelope(await as(reader).get(`${cr}/reviews/nope`), 404);
@@ -127,6 +134,53 @@ describe('change request reviews, requested reviewers, contributors and merge ru
       expectErrorEnvelope(await as(reviewer).post(`${cr}/reviews`, { status: 'approved', comment: 'x' }), 400, /comment/);
       expectErrorEnvelope(await as(reviewer).post(`${crs()}/999999/reviews`, { status: 'approved' }), 404);
       expectErrorEnvelope(await as(reader).get(`${cr}/reviews?outdated=maybe`), 400, /outdated/);
+    });
+
+    it("a review's comment is a comment of the change request, shown as the public Comment until it is deleted", async () => {
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Commented');
+      const crId = cr.split('/').pop() as string;
+      const res = await as(reviewer)
+        .post(`${cr}/reviews`, { status: 'changes-requested', comment: { markdown: 'please **fix** the title' } })
+        .expect(201);
+      expectContract(res, 'submitChangeRequestReview');
+      const comment = res.body.comment;
+      expect(comment).toMatchObject({
+        object: 'comment',
+        postedBy: { id: reviewer.user.id },
+        body: { markdown: 'please **fix** the title' },
+        status: 'open',
+        target: { changeRequest: crId, review: res.body.id, revision: res.body.revision, space: space.id },
+        permissions: { view: true, edit: true, delete: true },
+      });
+      // Among the change request's comments, counted as open.
+      const listed = await as(reader).get(`${cr}/comments`).expect(200);
+      expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual([comment.id]);
+      expect((await as(reader).get(cr)).body.comments).toBe(1);
+      // As the reader sees it: their permissions, the document format when asked.
+      const asDocument = await as(reader)
+        .get(`${cr}/reviews/${res.body.id as string}?format=document`)
+        .expect(200);
+      expectContract(asDocument, 'getChangeRequestReviewById');
+      expect(asDocument.body.comment.permissions).toMatchObject({ edit: false, delete: false });
+      expect(asDocument.body.comment.body.document).toBeDefined();
+      const list = await as(reader).get(`${cr}/reviews`).expect(200);
+      expectContract(list, 'getReviewsByChangeRequestId');
+      expect(list.body.items[0].comment.id).toBe(comment.id);
+      // A review without comment has none.
+      const plain = await as(second).post(`${cr}/reviews`, { status: 'approved', comment: {} }).expect(201);
+      expect(plain.body.comment).toBeUndefined();
+      // Deleting the comment takes it off the review; the review (and its status) stays.
+      await as(reviewer)
+        .del(`${cr}/comments/${comment.id as string}`)
+        .expect(205);
+      const after = await as(reader)
+        .get(`${cr}/reviews/${res.body.id as string}`)
+        .expect(200);
+      expectContract(after, 'getChangeRequestReviewById');
+      expect(after.body.comment).toBeUndefined();
+      expect(after.body.status).toBe('changes-requested');
+      expect((await as(reader).get(cr)).body.comments).toBe(0);
     });
 
     it('marks reviews outdated after new authoring and after an update from main, and filters on it', async () => {
@@ -224,6 +278,12 @@ describe('change request reviews, requested reviewers, contributors and merge ru
       const outsider = (await createOrganization(t)).admin;
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, {}), 400, /users/);
+      expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [] }), 400, /users: at least one user \(or team\)/);
+      expectErrorEnvelope(
+        await as(author).post(`${cr}/requested-reviewers`, { users: [], teams: ['no-team'] }),
+        400,
+        /team no-team \(not a team of the organization\)/,
+      );
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [author.user.id] }), 400, /author/);
       expectErrorEnvelope(
         await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id, outsider.user.id] }),
@@ -234,6 +294,38 @@ describe('change request reviews, requested reviewers, contributors and merge ru
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], subject: 'x'.repeat(101) }), 400, /subject/);
       expectErrorEnvelope(await as(author).post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], description: { nodes: [] } }), 400, /description/);
       expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items).toEqual([]);
+    });
+
+    it('teams (Quire extension `teams`): listed as kind team until any member reviews; removable by the team id', async () => {
+      const team = await createTeam(t, org, { members: [second] });
+      const other = await createTeam(t, org, { members: [reader] });
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Team review');
+      const res = await as(author)
+        .post(`${cr}/requested-reviewers`, { users: [reviewer.user.id], teams: [team.id, other.id] })
+        .expect(200);
+      expectContract(res, 'requestReviewersForChangeRequest');
+      expect(res.body.users.map((r: { kind: string }) => r.kind).sort()).toEqual(['team', 'team', 'user']);
+      const list = await as(reader).get(`${cr}/requested-reviewers`).expect(200);
+      expectContract(list, 'getRequestedReviewersByChangeRequestId');
+      const requested = list.body.items.find((r: { kind: string; team?: { id: string } }) => r.kind === 'team' && r.team?.id === team.id);
+      expect(requested).toMatchObject({
+        object: 'change-request-requested-reviewer',
+        kind: 'team',
+        team: { object: 'team', id: team.id, title: team.title, members: 1 },
+        requestedBy: { id: author.user.id },
+      });
+      // A member of the team reviews: the team's request is answered (the review names who asked), the user's and the other team's stay.
+      const review = await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expect(review.body.requestedBy).toMatchObject({ id: author.user.id });
+      const after = (await as(reader).get(`${cr}/requested-reviewers`)).body.items.map(
+        (r: { kind: string; user?: { id: string }; team?: { id: string } }) => r.user?.id ?? r.team?.id,
+      );
+      expect(after.sort()).toEqual([reviewer.user.id, other.id].sort());
+      // DELETE …/requested-reviewers/{id} takes a team id too.
+      await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(205);
+      await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(204);
+      expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items.map((r: { kind: string }) => r.kind)).toEqual(['user']);
     });
   });
 
@@ -252,80 +344,6 @@ describe('change request reviews, requested reviewers, contributors and merge ru
       ]);
       expect(res.body.items[0].actionType).toBe('edit');
       expectErrorEnvelope(await as((await createOrganization(t)).admin).get(`${cr}/contributors`), 404);
-    });
-  });
-
-  describe('merge rules (Quire extension)', () => {
-    itChecksAccess(() => t, {
-      given: async (o) => createSpace(t, o),
-      request: (_o, s) => t.http.put(`/v1/spaces/${s.id}/merge-rules`).send({ requiredApprovals: 1 }),
-      anonymous: 401,
-      outsider: 404,
-      member: { role: 'review', status: 403, title: 'refuses a reviewer (the rules need admin) with 403' },
-    });
-
-    it('reads the default (no rule), refuses bad settings', async () => {
-      const s = await createSpace(t, org);
-      const res = await as(reader).get(`/v1/spaces/${s.id}/merge-rules`).expect(200);
-      expect(res.body).toMatchObject({ object: 'space-merge-rules', requiredApprovals: 0, blockOnChangesRequested: false, adminsCanOverride: false });
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 21 }), 400, /requiredApprovals/);
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: -1 }), 400, /requiredApprovals/);
-      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: 'yes' }), 400, /adminsCanOverride/);
-    });
-
-    it('refuses a merge (409 naming the rule) until the current revision has its approvals and no request for changes stands', async () => {
-      const s = await createSpace(t, org);
-      const rules = await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 2, blockOnChangesRequested: true }).expect(200);
-      expect(rules.body).toMatchObject({ requiredApprovals: 2, blockOnChangesRequested: true, adminsCanOverride: false });
-      const cr = await openChangeRequest(author, s.id);
-      await insertPage(cr, 'Gated');
-      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals: 2 approval\(s\).*0 given/);
-      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      await as(second).post(`${cr}/reviews`, { status: 'changes-requested' }).expect(201);
-      const refused = await as(reviewer).post(`${cr}/merge`);
-      expectErrorEnvelope(refused, 409, /blockOnChangesRequested/);
-      expect(refused.body.error.message).toMatch(/requiredApprovals/);
-      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      // New authoring: the approvals were of the old head.
-      await insertPage(cr, 'Late');
-      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /0 given/);
-      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-      const merged = await as(reviewer).post(`${cr}/merge`).expect(200);
-      expect(merged.body.result).toBe('merge');
-      expect((await as(reader).get(cr)).body.status).toBe('merged');
-    });
-
-    it('lets admins override only when the setting says so', async () => {
-      const s = await createSpace(t, org);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1 }).expect(200);
-      const cr = await openChangeRequest(author, s.id);
-      await insertPage(cr, 'Override');
-      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /requiredApprovals/);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { adminsCanOverride: true }).expect(200);
-      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /requiredApprovals/);
-      await as(org.admin).post(`${cr}/merge`).expect(200);
-    });
-
-    it('holds under concurrent reviews and merges: a merge sees only reviews committed before it', async () => {
-      const s = await createSpace(t, org);
-      await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, blockOnChangesRequested: true }).expect(200);
-      for (let round = 0; round < 4; round++) {
-        const cr = await openChangeRequest(author, s.id);
-        await insertPage(cr, `Race ${round}`);
-        await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
-        // A request for changes races the merge: either it lands first (409) or after (merged, then refused as closed).
-        const [merge, review] = await Promise.all([as(reviewer).post(`${cr}/merge`), as(second).post(`${cr}/reviews`, { status: 'changes-requested' })]);
-        const status = (await as(reader).get(cr)).body.status;
-        if (merge.status === 200) {
-          expect(status).toBe('merged');
-          expect(review.status).toBe(409);
-        } else {
-          expect(merge.status).toBe(409);
-          expect(review.status).toBe(201);
-          expect(status).toBe('open');
-        }
-      }
     });
   });
 });

@@ -11,6 +11,7 @@ import { CHANGE_REQUEST_POLICY, counterDelta } from './change-request.policy';
 import type { MergeOutcome } from './change-request.read-model';
 import { ChangeRequestsRepository } from './change-requests.repository';
 import { mergeChangedPages } from './merge/partial-merge';
+import { effectiveMergeRules } from '../space-model/merge-rules';
 import { mergeRefusal } from './reviews/merge-rules';
 import { ReviewsRepository } from './reviews/reviews.repository';
 import { bodiesToMerge, describeConflicts } from './merge/three-way-merge';
@@ -50,7 +51,7 @@ export class ChangeRequestMergeService {
   merge(user: User, access: SpaceAccess, idOrNumber: string): Promise<MergeOutcome> {
     return this.spaceWrites.run(access.space.id, user, CHANGE_REQUEST_POLICY.merge, async (write) => {
       const cr = await this.authoring.open(write, idOrNumber);
-      await this.checkMergeRules(write, cr);
+      await this.checkMergeRules(write, cr, user);
       const main = write.space.revisionId;
       const merged = await this.merge3(write, cr);
       const revision = await write.commitRevision((baseRevisionId, em) =>
@@ -67,13 +68,25 @@ export class ChangeRequestMergeService {
   }
 
   /**
-   * The space's merge rules, read under the space lock that reviews are written under too: a review
-   * committed before the merge counts, one submitted meanwhile waits for the merge to finish.
+   * The space's merge rules (its public `mergeRules`, else its organization's, and the Quire extension's
+   * approvals), read under the space lock that reviews are written under too: a review committed
+   * before the merge counts, one submitted (or a head moved by authoring) meanwhile waits for the
+   * merge to finish. 409 `change_request.merge_rule` naming each broken rule.
    */
-  private async checkMergeRules(write: SpaceWrite, cr: ChangeRequest): Promise<void> {
-    const rules = await this.reviews.mergeRules(write.space.id, write.em);
-    if (!rules || (rules.adminsCanOverride && write.access.permissions.admin)) return;
-    const refusal = mergeRefusal(rules, await this.reviews.latestByReviewer(cr.id, write.em), cr.revision);
+  private async checkMergeRules(write: SpaceWrite, cr: ChangeRequest, user: User): Promise<void> {
+    const space = write.space;
+    const rules = effectiveMergeRules(space.mergeRules, await this.reviews.organizationMergeRules(space.organizationId, write.em));
+    const requiredApprovals = (await this.reviews.mergeRules(space.id, write.em))?.requiredApprovals ?? 0;
+    if (rules.type === 'none' && requiredApprovals === 0) return;
+    const refusal = mergeRefusal({
+      rules,
+      requiredApprovals,
+      space,
+      changeRequest: cr,
+      upToDate: (cr.revisionMergedAncestor ?? cr.revisionInitial) === space.revisionId,
+      reviews: await this.reviews.latestByReviewer(cr.id, write.em),
+      actor: { id: user.id, displayName: user.displayName },
+    });
     if (refusal) throw changeRequestError('change_request.merge_rule', refusal);
   }
 

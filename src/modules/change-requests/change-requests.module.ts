@@ -5,6 +5,7 @@ import { AccessModule } from '../access/access.module';
 import { ContentModule } from '../content/content.module';
 import { SpaceWritesModule } from '../space-writes/space-writes.module';
 import { UsersModule } from '../users/users.module';
+import { TeamsModule } from '../teams/teams.module';
 import { ChangeRequestContentController } from './change-request-content.controller';
 import { ChangeRequestContentService } from './change-request-content.service';
 import { ChangeRequestContributor } from './change-request-contributor.entity';
@@ -21,7 +22,13 @@ import { PdfRendersRepository } from './pdf/pdf-renders.repository';
 import { PdfRenderJobs } from './pdf/render-pdf.job';
 import { ChangeRequestChangesController, RevisionChangesController } from './changes/changes.controller';
 import { ChangeRequestChangesService } from './changes/changes.service';
-import { ChangeRequestRequestedReviewer, ChangeRequestReview, SpaceMergeRules } from './reviews/review.entity';
+import {
+  ChangeRequestRequestedReviewer,
+  ChangeRequestRequestedTeam,
+  ChangeRequestReview,
+  ChangeRequestReviewRequest,
+  SpaceMergeRules,
+} from './reviews/review.entity';
 import { MergeRulesController, ReviewsController } from './reviews/reviews.controller';
 import { ReviewsRepository } from './reviews/reviews.repository';
 import { ReviewsService } from './reviews/reviews.service';
@@ -35,12 +42,15 @@ import { ReviewsService } from './reviews/reviews.service';
       ChangeRequestPdfRender,
       ChangeRequestReview,
       ChangeRequestRequestedReviewer,
+      ChangeRequestRequestedTeam,
+      ChangeRequestReviewRequest,
       SpaceMergeRules,
     ]),
     AccessModule,
     ContentModule,
     SpaceWritesModule,
     UsersModule,
+    TeamsModule,
     OutboundModule,
   ],
   controllers: [

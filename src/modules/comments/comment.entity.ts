@@ -56,4 +56,8 @@ export class Comment {
 
   @Column('text', { nullable: true })
   resolvedBy: string | null;
+
+  /** The change-request review this comment was posted with (`target.review`); null for other comments. */
+  @Column('text', { nullable: true })
+  reviewId: string | null;
 }

@@ -28,6 +28,7 @@ export interface CommentTargetJson {
   changeRequest?: string;
   page?: { id: string; title: string; emoji?: string; icon?: string; createdAt: string; updatedAt: string; path?: string; outdated: boolean };
   node?: { id: string; preview: string };
+  review?: string;
 }
 
 /** `Comment` (section 2.4). */
@@ -149,6 +150,7 @@ function presentTarget({ comment, page }: CommentRow): CommentTargetJson {
     if (row.path) target.page.path = row.path;
   }
   if (comment.nodeId) target.node = { id: comment.nodeId, preview: comment.nodePreview ?? '' };
+  if (comment.reviewId) target.review = comment.reviewId;
   return target;
 }
 

@@ -77,6 +77,14 @@ export class CommentsRepository {
     return found;
   }
 
+  /** The comments posted with these reviews of the change request. */
+  reviewComments(changeRequestId: string, reviewIds: string[]): Promise<Comment[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(Comment, 'c')
+      .where('c.change_request_id = :changeRequestId AND c.review_id = ANY(:reviewIds)', { changeRequestId, reviewIds })
+      .getMany();
+  }
+
   async insertComment(comment: Comment, manager: EntityManager): Promise<void> {
     await manager.insert(Comment, comment);
   }

@@ -5,6 +5,7 @@ import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
 import type { SpaceAccess } from '../access/space-access.service';
 import type { MemberRow } from '../members/member.read-model';
+import type { ChangeRequest } from '../change-requests/change-request.entity';
 import { ChangeRequestsService } from '../change-requests/change-requests.service';
 import { SpaceUnitOfWork, SpaceWrite } from '../space-writes/space-unit-of-work';
 import type { Space } from '../space-model/space.entity';
@@ -69,6 +70,7 @@ export class CommentsService {
         status: 'open',
         resolvedAt: null,
         resolvedBy: null,
+        reviewId: null,
       } satisfies Comment);
       await this.comments.insertComment(comment, write.em);
       await this.countOpen(write, scope, +1);
@@ -189,6 +191,41 @@ export class CommentsService {
   async commenters(access: SpaceAccess, changeRequest: string | null, query: ListQueryDto): Promise<Page<MemberRow>> {
     const scope = await this.scopeOf(access.space, changeRequest);
     return this.comments.listCommenters(access.space.organizationId, scope, query);
+  }
+
+  /**
+   * A review's comment (the `REVIEW_COMMENTS` port): a comment of the change request on its head,
+   * posted in the review's write, counted among its open comments like any other.
+   */
+  async postForReview(write: SpaceWrite, changeRequest: ChangeRequest, reviewId: string, markdown: string, caller: User): Promise<void> {
+    const comment = Object.assign(new Comment(), {
+      id: newId(),
+      spaceId: changeRequest.spaceId,
+      changeRequestId: changeRequest.id,
+      revisionId: changeRequest.revision,
+      pageId: null,
+      pageDocumentId: null,
+      nodeId: null,
+      nodePreview: null,
+      markdown,
+      postedBy: caller.id,
+      postedAt: new Date(),
+      editedAt: null,
+      status: 'open',
+      resolvedAt: null,
+      resolvedBy: null,
+      reviewId,
+    } satisfies Comment);
+    await this.comments.insertComment(comment, write.em);
+    await this.countOpen(write, { spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id, revisionId: changeRequest.revision }, +1);
+  }
+
+  /** The comments of these reviews (deleted ones are simply absent), by review id. */
+  async ofReviews(changeRequest: ChangeRequest, reviewIds: string[]): Promise<Map<string, CommentRow>> {
+    if (reviewIds.length === 0) return new Map();
+    const comments = await this.comments.reviewComments(changeRequest.id, reviewIds);
+    const rows = await this.details(comments, { spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id, revisionId: changeRequest.revision });
+    return new Map(rows.map((row) => [row.comment.reviewId as string, row]));
   }
 
   private async write<T>(caller: User, access: SpaceAccess, work: (write: SpaceWrite) => Promise<T>): Promise<Written<T>> {

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import type { MergeRulesStandalone } from '../space-model/merge-rules';
 
 @Entity('organizations')
 export class Organization {
@@ -43,6 +44,10 @@ export class Organization {
 
   @Column('text', { nullable: true })
   logoUrl: string | null;
+
+  /** The public `mergeRules` (`rules` or `none`): what the organization's spaces that inherit obey. */
+  @Column('jsonb', { default: () => `'{"type":"none"}'` })
+  mergeRules: MergeRulesStandalone;
 
   @CreateDateColumn({ type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -6,6 +6,8 @@ export const ORGANIZATION_ERRORS = {
   'organization.update_forbidden': 403,
   /** `defaultContent` named a site that is not one of the organization's. */
   'organization.default_site_invalid': 400,
+  /** A merge rule names users who are not members of the organization. */
+  'organization.merge_rules_invalid': 400,
   /** A route's `@OrgRole('admin')` refused a member who is not an admin. */
   'organization.admin_required': 403,
   /** A route's `@OrgRole('member')` refused a guest. */

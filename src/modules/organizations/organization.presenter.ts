@@ -1,5 +1,6 @@
 import { AppConfig } from '../../config/app-config';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import type { MergeRulesStandalone } from '../space-model/merge-rules';
 import { Organization } from './organization.entity';
 import { OrganizationPermissions } from './organization.policy';
 
@@ -20,7 +21,7 @@ export interface OrganizationJson {
   ai: boolean;
   inviteLinks: boolean;
   plan: string;
-  mergeRules: { type: 'none' };
+  mergeRules: MergeRulesStandalone;
   urls: { location: string; app: string; logo?: string };
   trial: { status: 'notapplicable'; count: number };
   permissions: OrganizationPermissions;
@@ -40,7 +41,7 @@ export function presentOrganization(org: Organization, permissions: Organization
     inviteLinks: org.inviteLinks,
     // Self-hosted: every feature is available, nothing is billed, no trial applies.
     plan: 'free',
-    mergeRules: { type: 'none' },
+    mergeRules: org.mergeRules ?? { type: 'none' },
     urls: { location: config.apiUrl(`/v1/orgs/${org.id}`), app: config.appLink(`/o/${org.id}`, `/v1/orgs/${org.id}`) },
     trial: { status: 'notapplicable', count: 0 },
     permissions,

@@ -84,4 +84,14 @@ export class OrganizationsRepository {
         }),
     });
   }
+
+  /** The ids among `userIds` that are not members (or guests) of the organization. */
+  async nonMembers(organizationId: string, userIds: string[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const rows: { id: string }[] = await manager.query(
+      `SELECT x.id FROM unnest($2::text[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = x.id) ORDER BY x.id`,
+      [organizationId, userIds],
+    );
+    return rows.map((row) => row.id);
+  }
 }

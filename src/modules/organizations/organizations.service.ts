@@ -12,6 +12,7 @@ import { Organization } from './organization.entity';
 import { organizationPermissions } from './organization.policy';
 import { OrganizationsRepository, OrganizationWithMembership } from './organizations.repository';
 import { organizationError } from './organization.errors';
+import { mergeRuleUsers } from '../space-model/merge-rules';
 
 @Injectable()
 export class OrganizationsService {
@@ -60,6 +61,11 @@ export class OrganizationsService {
       if (defaultContent !== null && !(await this.organizations.hasSite(membership.organizationId, defaultContent.site)))
         throw organizationError('organization.default_site_invalid', 'defaultContent.site: no such site in this organization');
       changes.defaultSiteId = defaultContent?.site ?? null;
+    }
+    if (dto.mergeRules !== undefined) {
+      const strangers = await this.organizations.nonMembers(membership.organizationId, mergeRuleUsers(dto.mergeRules));
+      if (strangers.length > 0)
+        throw organizationError('organization.merge_rules_invalid', `mergeRules: users are not members of the organization: ${strangers.join(', ')}`);
     }
     return this.organizations.update(membership.organizationId, changes);
   }

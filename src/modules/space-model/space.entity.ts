@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import type { MergeRulesOfSpace } from './merge-rules';
 import { POSITION_TRANSFORMER } from './position';
 
 export const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
@@ -70,6 +71,10 @@ export class Space {
 
   @Column('integer', { default: 0 })
   openComments: number;
+
+  /** The public `mergeRules` as set by PATCH; null: `inherit` (the organization's). */
+  @Column('jsonb', { nullable: true })
+  mergeRules: MergeRulesOfSpace | null;
 
   /** Set by DELETE; the space can be restored for the retention period, then it is purged. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true })

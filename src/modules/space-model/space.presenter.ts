@@ -1,5 +1,6 @@
 import { AppConfig } from '../../config/app-config';
 import type { MemberRoleOrGuest } from '../../common/roles';
+import type { MergeRulesOfSpace } from './merge-rules';
 import type { SpacePermissionsJson } from './space-permissions';
 import { Space, SpaceEditMode, SpaceVisibility } from './space.entity';
 
@@ -22,7 +23,7 @@ export interface SpaceJson {
   changeRequests: number;
   changeRequestsOpen: number;
   changeRequestsDraft: number;
-  mergeRules: { type: 'inherit' };
+  mergeRules: MergeRulesOfSpace;
   urls: { location: string; app: string; published?: string; public?: string };
   permissions: SpacePermissionsJson;
 }
@@ -49,8 +50,7 @@ export function presentSpace(space: Space, permissions: SpacePermissionsJson, co
     changeRequests: space.changeRequestsCount,
     changeRequestsOpen: space.openChangeRequests,
     changeRequestsDraft: space.draftChangeRequests,
-    // Spaces follow their organization's merge rules; Quire has no per-space rules.
-    mergeRules: { type: 'inherit' },
+    mergeRules: space.mergeRules ?? { type: 'inherit' },
     urls: {
       location: config.apiUrl(`/v1/spaces/${space.id}`),
       app: config.appLink(`/o/${space.organizationId}/s/${space.id}`, `/v1/spaces/${space.id}`),

@@ -8,7 +8,8 @@ const REVISION_PENDING = '';
 
 /** The counters of a space (section 2.3) and the change-request number sequence start at zero. */
 export type SpaceCounters = Pick<Space, 'changeRequestsCount' | 'openChangeRequests' | 'draftChangeRequests' | 'openComments'>;
-export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'changeRequestSeq' | keyof SpaceCounters>;
+export type NewSpace = Omit<Space, 'revisionId' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'changeRequestSeq' | 'mergeRules' | keyof SpaceCounters> &
+  Partial<Pick<Space, 'mergeRules'>>;
 
 const COUNTER_COLUMNS: Record<keyof SpaceCounters, string> = {
   changeRequestsCount: 'change_requests_count',
@@ -19,7 +20,7 @@ const COUNTER_COLUMNS: Record<keyof SpaceCounters, string> = {
 
 /** The columns a write may change (`id`, `createdBy` and `createdAt` never change; `revisionId` only through `setRevision`). */
 export type SpaceChanges = Partial<
-  Pick<Space, 'title' | 'emoji' | 'visibility' | 'editMode' | 'defaultLevel' | 'parentId' | 'position' | 'organizationId' | 'deletedAt'>
+  Pick<Space, 'title' | 'emoji' | 'visibility' | 'editMode' | 'defaultLevel' | 'parentId' | 'position' | 'organizationId' | 'deletedAt' | 'mergeRules'>
 >;
 
 /**

@@ -7,6 +7,8 @@ export const SPACE_ERRORS = {
   'space.not_deleted': 409,
   'space.move_empty': 400,
   'space.moved_meanwhile': 409,
+  /** A merge rule names users who are not members of the space's organization. */
+  'space.merge_rules_invalid': 400,
 } as const satisfies ErrorStatusTable;
 
 export type SpaceErrorCode = keyof typeof SPACE_ERRORS;

@@ -69,7 +69,7 @@ export class SpacesController {
 
   @Patch('spaces/:spaceId')
   @SpaceAction('admin')
-  @ApiOperation({ operationId: 'updateSpaceById', summary: "Update a space's title, emoji, edit mode, default level or visibility" })
+  @ApiOperation({ operationId: 'updateSpaceById', summary: "Update a space's title, emoji, edit mode, default level, visibility or merge rules" })
   @ApiOkResponse({ schema: publicSchema('Space') })
   async update(@CurrentUser() user: User, @Param('spaceId') spaceId: string, @Body() dto: UpdateSpaceDto): Promise<SpaceJson> {
     return this.present(await this.spaces.update(user, spaceId, dto));

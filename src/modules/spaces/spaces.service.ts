@@ -21,6 +21,7 @@ import { SpaceRetentionService } from './space-retention.service';
 import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
 import { SpaceChanges } from '../space-writes/space-writes.repository';
 import { SpacesRepository } from './spaces.repository';
+import { mergeRuleUsers } from '../space-model/merge-rules';
 import { spaceError } from './space.errors';
 
 export interface SpaceWithPermissions {
@@ -88,7 +89,7 @@ export class SpacesService {
   }
 
   update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
-    return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload }) => {
+    return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload, em }) => {
       // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
       if (dto.visibility === 'in-collection' && space.parentId === null) {
         throw spaceError('space.in_collection_outside_collection', 'visibility: in-collection is only for a space inside a collection');
@@ -99,6 +100,13 @@ export class SpacesService {
       if (dto.editMode !== undefined) changes.editMode = dto.editMode;
       if (dto.defaultLevel !== undefined) changes.defaultLevel = dto.defaultLevel;
       if (dto.visibility !== undefined) changes.visibility = dto.visibility;
+      if (dto.mergeRules !== undefined) {
+        const strangers = await this.spaces.nonMembers(space.organizationId, mergeRuleUsers(dto.mergeRules), em);
+        if (strangers.length > 0)
+          throw spaceError('space.merge_rules_invalid', `mergeRules: users are not members of the organization: ${strangers.join(', ')}`);
+      }
+      // `inherit` is stored as null, so a space that inherits follows its organization's later changes.
+      if (dto.mergeRules !== undefined) changes.mergeRules = dto.mergeRules.type === 'inherit' ? null : dto.mergeRules;
       await update(changes);
       return reload();
     });
@@ -151,6 +159,7 @@ export class SpacesService {
           visibility: space.visibility,
           editMode: space.editMode,
           defaultLevel: space.defaultLevel,
+          mergeRules: space.mergeRules,
           createdBy: user.id,
           position,
         };

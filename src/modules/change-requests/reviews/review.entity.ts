@@ -29,9 +29,6 @@ export class ChangeRequestReview {
   @Column('text')
   revisionId: string;
 
-  @Column('text', { nullable: true })
-  commentMarkdown: string | null;
-
   @Column({ type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
@@ -58,7 +55,55 @@ export class ChangeRequestRequestedReviewer {
   createdAt: Date;
 }
 
-/** A space's merge rules (a Quire extension): what `merge` needs beyond the `merge` permission. */
+/** A team asked to review a change request, until one of its members reviews or the request is removed. */
+@Entity('change_request_requested_teams')
+export class ChangeRequestRequestedTeam {
+  @PrimaryColumn('text')
+  changeRequestId: string;
+
+  @PrimaryColumn('text')
+  teamId: string;
+
+  @Column('text', { nullable: true })
+  requestedBy: string | null;
+
+  @Column('text')
+  revisionId: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
+/**
+ * Users and teams asked to review, in one list: the view `change_request_review_requests` (migration
+ * 1800000312000) over the two tables above. Read only; `synchronize: false` keeps the schema tools off it.
+ */
+@Entity('change_request_review_requests', { synchronize: false })
+export class ChangeRequestReviewRequest {
+  @PrimaryColumn('text')
+  changeRequestId: string;
+
+  /** The user's id or the team's. */
+  @PrimaryColumn('text')
+  reviewerId: string;
+
+  @Column('text')
+  kind: 'user' | 'team';
+
+  @Column('text', { nullable: true })
+  requestedBy: string | null;
+
+  @Column('text')
+  revisionId: string;
+
+  @Column({ type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
+/**
+ * The Quire extension to a space's merge rules: how many approvals a merge needs, which the public
+ * `mergeRules` cannot say (their rules count one approval at most). No row: none beyond the public rules.
+ */
 @Entity('space_merge_rules')
 export class SpaceMergeRules {
   @PrimaryColumn('text')
@@ -66,12 +111,6 @@ export class SpaceMergeRules {
 
   @Column('integer')
   requiredApprovals: number;
-
-  @Column('boolean')
-  blockOnChangesRequested: boolean;
-
-  @Column('boolean')
-  adminsCanOverride: boolean;
 
   @Column({ type: 'timestamptz', precision: 3 })
   updatedAt: Date;

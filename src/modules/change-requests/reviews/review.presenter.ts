@@ -1,9 +1,10 @@
 import type { AppConfig } from '../../../config/app-config';
 import { presentUser, type UserJson } from '../../users/user.presenter';
 import type { ChangeRequest } from '../change-request.entity';
-import type { MergeRulesSettings } from './merge-rules';
-import type { ChangeRequestRequestedReviewer } from './review.entity';
-import type { ContributorRow, PeopleContext, ReviewRow } from './review.read-model';
+import type { ReviewCommentJson } from './review-comments.port';
+import { presentTeam, type TeamJson } from '../../teams/team.presenter';
+import { teamPermissions } from '../../teams/team.policy';
+import type { ContributorRow, MergeRulesSettings, PeopleContext, RequestRow, ReviewRow } from './review.read-model';
 
 export interface ReviewJson {
   object: 'change-request-review';
@@ -13,19 +14,18 @@ export interface ReviewJson {
   requestedBy?: UserJson;
   status: string;
   outdated: boolean;
+  comment?: ReviewCommentJson;
   createdAt: string;
   updatedAt: string;
   urls: { location: string };
 }
 
-export interface RequestedReviewerJson {
+export type RequestedReviewerJson = {
   object: 'change-request-requested-reviewer';
-  kind: 'user';
-  user: UserJson;
   revision: string;
   requestedBy?: UserJson;
   createdAt: string;
-}
+} & ({ kind: 'user'; user: UserJson } | { kind: 'team'; team: TeamJson });
 
 export interface ContributorJson {
   user: UserJson;
@@ -52,7 +52,13 @@ function required(context: PeopleContext, id: string): UserJson {
   return person(context, id) ?? { object: 'user', id, displayName: '', urls: { location: context.config.apiUrl(`/v1/users/${id}`) } };
 }
 
-export function presentReview(cr: ChangeRequest, { review, outdated }: ReviewRow, context: PeopleContext): ReviewJson {
+/** `comments`: the reviews' comments by review id (a review whose comment was deleted shows none). */
+export function presentReview(
+  cr: ChangeRequest,
+  { review, outdated }: ReviewRow,
+  context: PeopleContext,
+  comments: Map<string, ReviewCommentJson>,
+): ReviewJson {
   const json: ReviewJson = {
     object: 'change-request-review',
     id: review.id,
@@ -66,17 +72,22 @@ export function presentReview(cr: ChangeRequest, { review, outdated }: ReviewRow
   };
   const requester = person(context, review.requestedBy);
   if (requester) json.requestedBy = requester;
+  const comment = comments.get(review.id);
+  if (comment) json.comment = comment;
   return json;
 }
 
-export function presentRequestedReviewer(row: ChangeRequestRequestedReviewer, context: PeopleContext): RequestedReviewerJson {
-  const json: RequestedReviewerJson = {
-    object: 'change-request-requested-reviewer',
-    kind: 'user',
-    user: required(context, row.userId),
-    revision: row.revisionId,
-    createdAt: row.createdAt.toISOString(),
-  };
+/** A deleted team is shown by its id (its request goes with it; this covers a read racing the deletion). */
+function team(context: PeopleContext, id: string): TeamJson {
+  const row = context.teams?.rows.get(id);
+  if (!row) return { object: 'team', id, title: '', members: 0, spaces: 0, createdAt: new Date(0).toISOString(), permissions: { admin: false, view: false } };
+  return presentTeam(row, teamPermissions({ membership: { role: context.teams?.organizationRole ?? null }, teamRole: row.callerRole }));
+}
+
+export function presentRequestedReviewer(row: RequestRow, context: PeopleContext): RequestedReviewerJson {
+  const base = { object: 'change-request-requested-reviewer' as const, revision: row.revisionId, createdAt: new Date(row.createdAt).toISOString() };
+  const json: RequestedReviewerJson =
+    row.kind === 'team' ? { ...base, kind: 'team', team: team(context, row.reviewerId) } : { ...base, kind: 'user', user: required(context, row.reviewerId) };
   const requester = person(context, row.requestedBy);
   if (requester) json.requestedBy = requester;
   return json;
@@ -91,8 +102,6 @@ export function presentMergeRules(spaceId: string, rules: MergeRulesSettings, co
     object: 'space-merge-rules',
     space: spaceId,
     requiredApprovals: rules.requiredApprovals,
-    blockOnChangesRequested: rules.blockOnChangesRequested,
-    adminsCanOverride: rules.adminsCanOverride,
     urls: { location: config.apiUrl(`/v1/spaces/${spaceId}/merge-rules`) },
   };
 }

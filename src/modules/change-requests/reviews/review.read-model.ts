@@ -1,7 +1,9 @@
 import type { AppConfig } from '../../../config/app-config';
+import type { MemberRoleOrGuest } from '../../../common/roles';
+import type { TeamRow } from '../../teams/team.read-model';
 import type { User } from '../../users/user.entity';
 import type { EmailVisibility } from '../../users/user.policy';
-import type { ChangeRequestReview, ReviewStatus } from './review.entity';
+import type { ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
 
 /** A review with whether it is outdated (computed, not stored: it changes when the change request moves on). */
 export interface ReviewRow {
@@ -14,6 +16,18 @@ export interface LatestReview {
   reviewerId: string;
   status: ReviewStatus;
   revisionId: string;
+  /** Of another head than the current one, or its reviewer was asked again since (the list's `outdated`). */
+  outdated: boolean;
+}
+
+/** A user or a team asked to review (`change_request_review_requests`, both kinds in one order). */
+export interface RequestRow {
+  kind: 'user' | 'team';
+  /** The user's id or the team's. */
+  reviewerId: string;
+  requestedBy: string | null;
+  revisionId: string;
+  createdAt: Date;
 }
 
 export interface ContributorRow {
@@ -25,6 +39,14 @@ export interface ContributorRow {
 /** The people a response names, and which e-mails the caller may see. */
 export interface PeopleContext {
   users: Map<string, User>;
+  /** Teams a response names, with the caller's organization role (for each team's `permissions`). */
+  teams?: { rows: Map<string, TeamRow>; organizationRole: MemberRoleOrGuest };
   emails: EmailVisibility;
   config: AppConfig;
 }
+
+/** The Quire extension to the merge rules: approvals a merge needs. */
+export type MergeRulesSettings = Pick<SpaceMergeRules, 'requiredApprovals'>;
+
+/** A space without a stored extension needs no approval beyond its public rules. */
+export const NO_MERGE_RULES: MergeRulesSettings = { requiredApprovals: 0 };

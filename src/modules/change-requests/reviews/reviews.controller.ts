@@ -29,13 +29,16 @@ const ID_PARAM = { name: 'changeRequestId', description: 'The change request ID 
 /** Quire's own shape for the merge rules (no public schema: a Quire extension). */
 const MERGE_RULES_SCHEMA = {
   type: 'object',
-  required: ['object', 'space', 'requiredApprovals', 'blockOnChangesRequested', 'adminsCanOverride', 'urls'],
+  required: ['object', 'space', 'requiredApprovals', 'urls'],
   properties: {
     object: { type: 'string', enum: ['space-merge-rules'] },
     space: { type: 'string' },
-    requiredApprovals: { type: 'integer', minimum: 0, maximum: 20, description: 'Approvals of the current revision a merge needs' },
-    blockOnChangesRequested: { type: 'boolean', description: "A reviewer's latest review asking for changes blocks the merge" },
-    adminsCanOverride: { type: 'boolean', description: 'Space admins may merge when the rules are not met' },
+    requiredApprovals: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 20,
+      description: 'Approvals of the current revision a merge needs, besides the public mergeRules',
+    },
     urls: { type: 'object', required: ['location'], properties: { location: { type: 'string', format: 'uri' } } },
   },
 };
@@ -55,8 +58,8 @@ export class ReviewsController {
   @ApiOperation({ operationId: 'getReviewsByChangeRequestId', summary: 'Reviews of the change request, newest first; `outdated` filters' })
   @ApiOkResponse({ schema: publicListSchema('ChangeRequestReview') })
   async list(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Param('changeRequestId') id: string, @Query() query: ListReviewsQueryDto) {
-    const { cr, page, people } = await this.reviews.list(user, access, id, query);
-    return mapPage(page, (row) => presentReview(cr, row, people));
+    const { cr, page, people, comments } = await this.reviews.list(user, access, id, query);
+    return mapPage(page, (row) => presentReview(cr, row, people, comments));
   }
 
   @Post('reviews')
@@ -75,8 +78,8 @@ export class ReviewsController {
     @Body() dto: SubmitReviewDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ReviewJson> {
-    const { cr, row, people } = await this.reviews.submit(user, access, id, dto);
-    const json = presentReview(cr, row, people);
+    const { cr, row, people, comments } = await this.reviews.submit(user, access, id, dto);
+    const json = presentReview(cr, row, people, comments);
     res.setHeader('Location', json.urls.location);
     return json;
   }
@@ -90,10 +93,10 @@ export class ReviewsController {
     @CurrentSpaceAccess() access: SpaceAccess,
     @Param('changeRequestId') id: string,
     @Param('reviewId') reviewId: string,
-    @Query() _query: ReviewQueryDto,
+    @Query() query: ReviewQueryDto,
   ): Promise<ReviewJson> {
-    const { cr, row, people } = await this.reviews.get(user, access, id, reviewId);
-    return presentReview(cr, row, people);
+    const { cr, row, people, comments } = await this.reviews.get(user, access, id, reviewId, query.format);
+    return presentReview(cr, row, people, comments);
   }
 
   @Get('requested-reviewers')
@@ -155,7 +158,11 @@ export class ReviewsController {
   }
 }
 
-/** The space's merge rules: a Quire extension (`x-quire-extension`), not part of the public description. */
+/**
+ * The number of approvals a merge of the space needs: a Quire extension (`x-quire-extension`). The
+ * public `mergeRules` of the space (PATCH /v1/spaces/{spaceId}) and of its organization say everything
+ * else, but count one approval at most (`require_at_least_one_approved_review`).
+ */
 @ApiTags('change-requests')
 @ApiBearerAuth()
 @NotForScripts()
@@ -172,7 +179,7 @@ export class MergeRulesController {
   @ApiExtension('x-quire-extension', 'merge-rules')
   @ApiOperation({
     operationId: 'getSpaceMergeRules',
-    summary: 'Quire extension: what merging a change request of the space needs beyond the merge permission (approvals, no request for changes)',
+    summary: "Quire extension: how many approvals of the current revision merging a change request of the space needs, besides the space's public mergeRules",
   })
   @ApiOkResponse({ schema: MERGE_RULES_SCHEMA })
   async get(@CurrentSpaceAccess() access: SpaceAccess): Promise<MergeRulesJson> {
@@ -185,7 +192,7 @@ export class MergeRulesController {
   @ApiOperation({
     operationId: 'updateSpaceMergeRules',
     summary:
-      'Quire extension (needs admin): a merge then needs `requiredApprovals` approvals of the current revision and, with `blockOnChangesRequested`, no reviewer whose latest review asks for changes; otherwise 409 change_request.merge_rule. With `adminsCanOverride`, space admins merge anyway',
+      "Quire extension (needs admin): a merge then needs `requiredApprovals` approvals of the current revision (reviewers whose latest review approves it), besides the space's public mergeRules; otherwise 409 change_request.merge_rule. The users of an `allow_bypass` rule merge anyway",
   })
   @ApiOkResponse({ schema: MERGE_RULES_SCHEMA })
   async put(@CurrentUser() user: User, @CurrentSpaceAccess() access: SpaceAccess, @Body() dto: MergeRulesDto): Promise<MergeRulesJson> {

@@ -3,8 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Page, paginate } from '../../../common/pagination/paginate';
 import type { ListQueryDto } from '../../../common/pagination/list-query.dto';
-import { ChangeRequestRequestedReviewer, ChangeRequestReview, ReviewStatus, SpaceMergeRules } from './review.entity';
-import type { ContributorRow, LatestReview, ReviewRow } from './review.read-model';
+import {
+  ChangeRequestRequestedReviewer,
+  ChangeRequestRequestedTeam,
+  ChangeRequestReviewRequest,
+  ChangeRequestReview,
+  ReviewStatus,
+  SpaceMergeRules,
+} from './review.entity';
+import type { ContributorRow, LatestReview, RequestRow, ReviewRow } from './review.read-model';
+import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rules';
 
 /**
  * A review is outdated once the change request's head is no longer the revision it was made
@@ -44,24 +52,74 @@ export class ReviewsRepository {
 
   /** Each reviewer's latest review of the change request (by submission order). */
   async latestByReviewer(changeRequestId: string, manager: EntityManager): Promise<LatestReview[]> {
-    const rows: { reviewer_id: string; status: ReviewStatus; revision_id: string }[] = await manager.query(
-      `SELECT DISTINCT ON (reviewer_id) reviewer_id, status, revision_id FROM change_request_reviews
-        WHERE change_request_id = $1 ORDER BY reviewer_id, seq DESC`,
+    const rows: { reviewer_id: string; status: ReviewStatus; revision_id: string; outdated: boolean }[] = await manager.query(
+      `SELECT DISTINCT ON (r.reviewer_id) r.reviewer_id, r.status, r.revision_id, ${OUTDATED} AS outdated
+         FROM change_request_reviews r JOIN change_requests cr ON cr.id = r.change_request_id
+        WHERE r.change_request_id = $1 ORDER BY r.reviewer_id, r.seq DESC`,
       [changeRequestId],
     );
-    return rows.map((row) => ({ reviewerId: row.reviewer_id, status: row.status, revisionId: row.revision_id }));
+    return rows.map((row) => ({ reviewerId: row.reviewer_id, status: row.status, revisionId: row.revision_id, outdated: row.outdated }));
   }
 
-  listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<ChangeRequestRequestedReviewer>> {
-    const qb = this.dataSource.manager
-      .createQueryBuilder(ChangeRequestRequestedReviewer, 'q')
-      .where('q.change_request_id = :changeRequestId', { changeRequestId });
-    return paginate<ChangeRequestRequestedReviewer>(qb, query, {
+  /** Users and teams asked to review, oldest request first; keyset on (created_at, reviewer id). */
+  listRequested(changeRequestId: string, query: Pick<ListQueryDto, 'page' | 'limit'>): Promise<Page<RequestRow>> {
+    const qb = this.dataSource.manager.createQueryBuilder(ChangeRequestReviewRequest, 'q').where('q.change_request_id = :changeRequestId', { changeRequestId });
+    return paginate<RequestRow>(qb, query, {
       list: 'change-request-requested-reviewers:created:asc',
-      columns: ['q.created_at', 'q.user_id'],
+      columns: ['q.created_at', 'q.reviewer_id'],
       direction: 'ASC',
-      keyOf: (row) => [row.createdAt, row.userId],
+      keyOf: (row) => [row.createdAt, row.reviewerId],
     });
+  }
+
+  /** Requests (or requests again) each team; answers the rows. */
+  async requestTeams(changeRequestId: string, teamIds: string[], requestedBy: string, revisionId: string, manager: EntityManager): Promise<RequestRow[]> {
+    if (teamIds.length === 0) return [];
+    await manager.query(
+      `INSERT INTO change_request_requested_teams (change_request_id, team_id, requested_by, revision_id)
+       SELECT $1, unnest($2::text[]), $3, $4
+       ON CONFLICT (change_request_id, team_id) DO UPDATE SET requested_by = excluded.requested_by, revision_id = excluded.revision_id, created_at = now()`,
+      [changeRequestId, teamIds, requestedBy, revisionId],
+    );
+    const rows = await manager
+      .createQueryBuilder(ChangeRequestRequestedTeam, 'q')
+      .where('q.change_request_id = :changeRequestId AND q.team_id = ANY(:teamIds)', { changeRequestId, teamIds })
+      .orderBy('q.team_id')
+      .getMany();
+    return rows.map((row) => ({ kind: 'team', reviewerId: row.teamId, requestedBy: row.requestedBy, revisionId: row.revisionId, createdAt: row.createdAt }));
+  }
+
+  /**
+   * Removes the requests of the teams `userId` is a member of (a member's review answers their team's
+   * request); answers who had asked, earliest request first.
+   */
+  async unrequestTeamsOf(changeRequestId: string, userId: string, manager: EntityManager): Promise<(string | null)[]> {
+    const [rows]: [{ requested_by: string | null; created_at: Date }[], number] = await manager.query(
+      `DELETE FROM change_request_requested_teams q USING team_members m
+        WHERE q.change_request_id = $1 AND m.team_id = q.team_id AND m.user_id = $2
+       RETURNING q.requested_by, q.created_at`,
+      [changeRequestId, userId],
+    );
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime()).map((row) => row.requested_by);
+  }
+
+  /** Removes the team's request; true when it was requested. */
+  async unrequestTeam(changeRequestId: string, teamId: string, manager: EntityManager): Promise<boolean> {
+    const [, count]: [unknown[], number] = await manager.query(`DELETE FROM change_request_requested_teams WHERE change_request_id = $1 AND team_id = $2`, [
+      changeRequestId,
+      teamId,
+    ]);
+    return count > 0;
+  }
+
+  /** The ids among `teamIds` that are not teams of the organization. */
+  async unknownTeams(organizationId: string, teamIds: string[], manager: EntityManager): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    const rows: { id: string }[] = await manager.query(
+      `SELECT x.id FROM unnest($2::text[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM teams t WHERE t.organization_id = $1 AND t.id = x.id) ORDER BY x.id`,
+      [organizationId, teamIds],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Requests (or requests again: a new date, revision and requester) each user; answers the rows. */
@@ -118,12 +176,17 @@ export class ReviewsRepository {
 
   async saveMergeRules(rules: Omit<SpaceMergeRules, 'updatedAt'>, manager: EntityManager): Promise<SpaceMergeRules> {
     await manager.query(
-      `INSERT INTO space_merge_rules (space_id, required_approvals, block_on_changes_requested, admins_can_override) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (space_id) DO UPDATE SET required_approvals = excluded.required_approvals,
-         block_on_changes_requested = excluded.block_on_changes_requested, admins_can_override = excluded.admins_can_override, updated_at = now()`,
-      [rules.spaceId, rules.requiredApprovals, rules.blockOnChangesRequested, rules.adminsCanOverride],
+      `INSERT INTO space_merge_rules (space_id, required_approvals) VALUES ($1, $2)
+       ON CONFLICT (space_id) DO UPDATE SET required_approvals = excluded.required_approvals, updated_at = now()`,
+      [rules.spaceId, rules.requiredApprovals],
     );
     return manager.findOneByOrFail(SpaceMergeRules, { spaceId: rules.spaceId });
+  }
+
+  /** The organization's merge rules (what a space that inherits obeys). */
+  async organizationMergeRules(organizationId: string, manager: EntityManager): Promise<MergeRulesStandalone> {
+    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1`, [organizationId]);
+    return row?.merge_rules ?? NO_RULES;
   }
 
   private reviews(manager: EntityManager = this.dataSource.manager) {

@@ -3,6 +3,8 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsFQDN, IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { Nullable, Optional } from '../../../common/validation/presence';
+import { IsMergeRules } from '../../space-model/dto/is-merge-rules';
+import type { MergeRulesStandalone } from '../../space-model/merge-rules';
 
 /** The public `SitePointer`: the organization's default content is one of its sites. */
 export class SitePointerDto {
@@ -67,4 +69,12 @@ export class UpdateOrganizationDto {
   @Optional()
   @IsBoolean()
   inviteLinks?: boolean;
+
+  @ApiPropertyOptional({
+    allOf: [{ $ref: '#/components/schemas/MergeRulesStandaloneConfiguration' }],
+    description: "What merging a change request needs in the organization's spaces that inherit: `none`, or `rules` that must all pass",
+  })
+  @Optional()
+  @IsMergeRules({ inherit: false })
+  mergeRules?: MergeRulesStandalone;
 }

@@ -3,7 +3,9 @@ import { IsIn, IsString, Matches } from 'class-validator';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../../common/roles';
 import { IsEntityId } from '../../access/dto/entity-id';
 import { SPACE_EDIT_MODES, SPACE_VISIBILITIES, type SpaceEditMode, type SpaceVisibility } from '../../space-model/space.entity';
+import { IsMergeRules } from '../../space-model/dto/is-merge-rules';
 import { MaxCodePoints } from '../../space-model/dto/max-code-points';
+import type { MergeRulesOfSpace } from '../../space-model/merge-rules';
 import { Nullable, Optional, OptionalBody } from '../../../common/validation/presence';
 
 /** Section 8: space title and emoji, at most 50 characters each. */
@@ -69,6 +71,14 @@ export class UpdateSpaceDto {
   @Optional()
   @IsIn(SPACE_VISIBILITIES)
   visibility?: SpaceVisibility;
+
+  @ApiPropertyOptional({
+    allOf: [{ $ref: '#/components/schemas/MergeRulesSpaceConfiguration' }],
+    description: "What merging a change request needs: `inherit` (the organization's), `none`, or `rules` that must all pass",
+  })
+  @Optional()
+  @IsMergeRules({ inherit: true })
+  mergeRules?: MergeRulesOfSpace;
 }
 
 export class GetSpaceQueryDto {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ListQueryDto } from '../../../../common/pagination/list-query.dto';
 import { Optional } from '../../../../common/validation/presence';
 import { QueryBoolean } from '../../../content/dto/query-booleans';
@@ -18,17 +18,17 @@ export class ListReviewsQueryDto extends ListQueryDto {
   @IsBoolean()
   outdated?: boolean;
 
-  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'Accepted for the public signature; review comments are not shown' })
+  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: "The body of each review's comment: `{ markdown }` (default) or the JSON document" })
   @Optional()
   @IsIn(['markdown', 'document'])
-  format?: string;
+  format?: 'markdown' | 'document';
 }
 
 export class ReviewQueryDto {
-  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'Accepted for the public signature; review comments are not shown' })
+  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: "The body of each review's comment: `{ markdown }` (default) or the JSON document" })
   @Optional()
   @IsIn(['markdown', 'document'])
-  format?: string;
+  format?: 'markdown' | 'document';
 }
 
 export class SubmitReviewDto {
@@ -36,20 +36,38 @@ export class SubmitReviewDto {
   @IsIn(REVIEW_STATUSES)
   status: ReviewStatus;
 
-  @ApiPropertyOptional({ description: 'A markdown document `{ markdown }` kept with the review (JSON documents: 400)' })
+  @ApiPropertyOptional({
+    description:
+      "`{ markdown }`: posted as a comment of the change request (its `target.review` names the review) and shown as the review's `comment` (JSON documents: 400)",
+  })
   @Optional()
   @IsObject()
   comment?: Record<string, unknown>;
 }
 
 export class RequestReviewersDto {
-  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_REVIEWERS_PER_REQUEST, description: 'User IDs, each a member or guest who can view the space' })
+  @ApiProperty({
+    type: [String],
+    maxItems: MAX_REVIEWERS_PER_REQUEST,
+    description: 'User IDs, each a member or guest who can view the space (at least one user or team)',
+  })
   @IsArray()
-  @ArrayMinSize(1)
   @ArrayMaxSize(MAX_REVIEWERS_PER_REQUEST)
   @IsString({ each: true })
   @MaxLength(64, { each: true })
   users: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_REVIEWERS_PER_REQUEST,
+    description: 'Quire extension: team IDs of the organization, listed as `kind: team` until a member of the team reviews (the public body names users only)',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_REVIEWERS_PER_REQUEST)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  teams?: string[];
 
   @ApiPropertyOptional({ maxLength: MAX_SUBJECT, description: 'Sets the change request subject too' })
   @Optional()
@@ -65,21 +83,14 @@ export class RequestReviewersDto {
 export class ContributorsQueryDto extends ListQueryDto {}
 
 export class MergeRulesDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: 'Approvals of the current revision a merge needs (0: none)' })
-  @Optional()
+  @ApiProperty({
+    minimum: 0,
+    maximum: MAX_REQUIRED_APPROVALS,
+    description: "Approvals of the change request's current revision a merge needs, besides the public `mergeRules` (0: none)",
+  })
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(MAX_REQUIRED_APPROVALS)
-  requiredApprovals?: number;
-
-  @ApiPropertyOptional({ description: "A reviewer's latest review asking for changes blocks the merge" })
-  @Optional()
-  @IsBoolean()
-  blockOnChangesRequested?: boolean;
-
-  @ApiPropertyOptional({ description: 'Space admins may merge even when the rules above are not met' })
-  @Optional()
-  @IsBoolean()
-  adminsCanOverride?: boolean;
+  requiredApprovals: number;
 }

@@ -1,0 +1,296 @@
+import { itChecksAccess } from '../support/access-checks';
+import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
+import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { createSpace } from '../support/space-builders';
+import { createTestApp, TestApp } from '../support/test-app';
+
+describe('merge rules: the public mergeRules of spaces and organizations, the approvals extension, the merge check', () => {
+  let t: TestApp;
+  let org: OrgFixture;
+  let author: Actor;
+  let reviewer: Actor;
+  let second: Actor;
+  let reader: Actor;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    org = await createOrganization(t);
+    author = await addMember(t, org, 'edit');
+    reviewer = await addMember(t, org, 'review');
+    second = await addMember(t, org, 'review');
+    reader = await addMember(t, org, 'read');
+  });
+  afterAll(() => t.close());
+
+  const crs = (spaceId: string) => `/v1/spaces/${spaceId}/change-requests`;
+  const as = (actor: Actor) => ({
+    get: (path: string) => t.http.get(path).set(...actor.auth),
+    post: (path: string, body: object = {}) =>
+      t.http
+        .post(path)
+        .set(...actor.auth)
+        .send(body),
+    put: (path: string, body: object) =>
+      t.http
+        .put(path)
+        .set(...actor.auth)
+        .send(body),
+    patch: (path: string, body: object) =>
+      t.http
+        .patch(path)
+        .set(...actor.auth)
+        .send(body),
+  });
+  async function openChangeRequest(spaceId: string, by: Actor = author): Promise<string> {
+    const res = await as(by).post(crs(spaceId), { subject: 'to review' }).expect(201);
+    return `${crs(spaceId)}/${res.body.id as string}`;
+  }
+  const insertPage = (cr: string, title: string, by: Actor = author) =>
+    as(by).post(`${cr}/content`, { changes: [{ operation: 'insert_page', title, document: { markdown: `# ${title}\n\ntext` } }] });
+  const setSpaceRules = (spaceId: string, mergeRules: object) => as(org.admin).patch(`/v1/spaces/${spaceId}`, { mergeRules });
+
+  describe('the public mergeRules', () => {
+    it('a space inherits by default; PATCH sets, returns and clears its own, as the public schemas say', async () => {
+      const s = await createSpace(t, org);
+      const initial = await as(reader).get(`/v1/spaces/${s.id}`).expect(200);
+      expectContract(initial, 'getSpaceById');
+      expect(initial.body.mergeRules).toEqual({ type: 'inherit' });
+      const rules = {
+        type: 'rules',
+        rules: [
+          { rule: 'require_at_least_one_approved_review' },
+          { rule: 'require_specific_reviewers', users: [reviewer.user.id] },
+          { rule: 'allow_bypass', users: [org.admin.user.id] },
+          { rule: 'custom', expression: 'changeRequest.subject != ""', message: 'a subject, please' },
+        ],
+      };
+      const set = await setSpaceRules(s.id, rules).expect(200);
+      expectContract(set, 'updateSpaceById');
+      expect(set.body.mergeRules).toEqual(rules);
+      expect((await as(reader).get(`/v1/spaces/${s.id}`)).body.mergeRules).toEqual(rules);
+      // A duplicate keeps the space's rules, as it keeps its other settings.
+      const copy = await as(org.admin).post(`/v1/spaces/${s.id}/duplicate`).expect(201);
+      expect(copy.body.mergeRules).toEqual(rules);
+      expect((await setSpaceRules(s.id, { type: 'none' }).expect(200)).body.mergeRules).toEqual({ type: 'none' });
+      expect((await setSpaceRules(s.id, { type: 'inherit' }).expect(200)).body.mergeRules).toEqual({ type: 'inherit' });
+      const [row] = await t.dataSource.query(`SELECT merge_rules FROM spaces WHERE id = $1`, [s.id]);
+      expect(row.merge_rules).toBeNull();
+    });
+
+    it('the organization PATCH sets and returns its rules (`inherit` is not one of them)', async () => {
+      const o = await createOrganization(t);
+      const initial = await t.http
+        .get(`/v1/orgs/${o.id}`)
+        .set(...o.admin.auth)
+        .expect(200);
+      expect(initial.body.mergeRules).toEqual({ type: 'none' });
+      const rules = { type: 'rules', rules: [{ rule: 'require_at_least_one_review' }, { rule: 'require_up_to_date_change_request' }] };
+      const set = await t.http
+        .patch(`/v1/orgs/${o.id}`)
+        .set(...o.admin.auth)
+        .send({ mergeRules: rules })
+        .expect(200);
+      expectContract(set, 'updateOrganizationById');
+      expect(set.body.mergeRules).toEqual(rules);
+      expectErrorEnvelope(
+        await t.http
+          .patch(`/v1/orgs/${o.id}`)
+          .set(...o.admin.auth)
+          .send({ mergeRules: { type: 'inherit' } }),
+        400,
+        /mergeRules: type: must be one of rules, none/,
+      );
+      expect((await t.http.get(`/v1/orgs/${o.id}`).set(...o.admin.auth)).body.mergeRules).toEqual(rules);
+    });
+
+    it('refuses bad configurations with 400 naming the field, writing nothing', async () => {
+      const s = await createSpace(t, org);
+      const bad: [object, RegExp][] = [
+        [{ type: 'sometimes' }, /mergeRules: type: must be one of inherit, rules, none/],
+        [{ type: 'rules' }, /mergeRules: rules: must be an array/],
+        [{ type: 'rules', rules: [{ rule: 'allow_bypass' }] }, /mergeRules: rules\[0\].users: must be an array of 1 to 50 user ids/],
+        [{ type: 'rules', rules: [{ rule: 'require_at_least_one_review', users: ['x'] }] }, /rules\[0\].users: is not a property of this rule/],
+        [{ type: 'rules', rules: [{ rule: 'custom', expression: 'a b' }] }, /rules\[0\].expression: syntax error/],
+        [{ type: 'rules', rules: [{ rule: 'require_change_request_description' }] }, /not supported \(change requests have no description\)/],
+        [{ type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['nobody-here'] }] }, /not members of the organization: nobody-here/],
+      ];
+      for (const [mergeRules, message] of bad) expectErrorEnvelope(await setSpaceRules(s.id, mergeRules), 400, message);
+      expectErrorEnvelope(await setSpaceRules(s.id, null as unknown as object), 400, /mergeRules: must not be null/);
+      expectErrorEnvelope(await as(reviewer).patch(`/v1/spaces/${s.id}`, { mergeRules: { type: 'none' } }), 403);
+      expect((await as(reader).get(`/v1/spaces/${s.id}`)).body.mergeRules).toEqual({ type: 'inherit' });
+    });
+
+    it('refuses a merge (409 naming the rule) until the rules pass; the approval must be of the merged revision', async () => {
+      const s = await createSpace(t, org);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(
+        200,
+      );
+      const cr = await openChangeRequest(s.id);
+      await insertPage(cr, 'Gated').expect(200);
+      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /require_at_least_one_approved_review: no approval of the current revision/);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      await as(second).post(`${cr}/reviews`, { status: 'changes-requested' }).expect(201);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, new RegExp(`require_all_reviews_approved: changes requested by ${second.user.id}`));
+      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      // New authoring: both approvals were of the old head.
+      await insertPage(cr, 'Late').expect(200);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /require_at_least_one_approved_review/);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expect((await as(reviewer).post(`${cr}/merge`).expect(200)).body.result).toBe('merge');
+      expect((await as(reader).get(cr)).body.status).toBe('merged');
+    });
+
+    it('a space that inherits follows its organization; its own rules win over it', async () => {
+      const o = await createOrganization(t);
+      const editor = await addMember(t, o, 'edit');
+      const s = await createSpace(t, o);
+      await t.http
+        .patch(`/v1/orgs/${o.id}`)
+        .set(...o.admin.auth)
+        .send({ mergeRules: { type: 'rules', rules: [{ rule: 'require_change_request_subject' }] } })
+        .expect(200);
+      const create = await t.http
+        .post(crs(s.id))
+        .set(...editor.auth)
+        .send({})
+        .expect(201);
+      const cr = `${crs(s.id)}/${create.body.id as string}`;
+      expectErrorEnvelope(await t.http.post(`${cr}/merge`).set(...o.admin.auth), 409, /require_change_request_subject: the change request has no subject/);
+      await t.http
+        .patch(`/v1/spaces/${s.id}`)
+        .set(...o.admin.auth)
+        .send({ mergeRules: { type: 'none' } })
+        .expect(200);
+      await t.http
+        .post(`${cr}/merge`)
+        .set(...o.admin.auth)
+        .expect(200);
+    });
+
+    it('allow_bypass lets the users it names merge anyway, and nobody else (admins included)', async () => {
+      const s = await createSpace(t, org);
+      await setSpaceRules(s.id, {
+        type: 'rules',
+        rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'allow_bypass', users: [reviewer.user.id] }],
+      }).expect(200);
+      const cr = await openChangeRequest(s.id);
+      await insertPage(cr, 'Bypass').expect(200);
+      expectErrorEnvelope(await as(org.admin).post(`${cr}/merge`), 409, /require_at_least_one_approved_review/);
+      await as(reviewer).post(`${cr}/merge`).expect(200);
+    });
+
+    it('require_author_to_merge and require_up_to_date_change_request', async () => {
+      const s = await createSpace(t, org);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_author_to_merge' }, { rule: 'require_up_to_date_change_request' }] }).expect(200);
+      // The reviewer authors both (the review role may edit and merge).
+      const behind = await openChangeRequest(s.id, reviewer);
+      await insertPage(behind, 'Behind', reviewer).expect(200);
+      const first = await openChangeRequest(s.id, reviewer);
+      await insertPage(first, 'First', reviewer).expect(200);
+      expectErrorEnvelope(await as(org.admin).post(`${first}/merge`), 409, /require_author_to_merge/);
+      await as(reviewer).post(`${first}/merge`).expect(200);
+      // main moved on: `behind` must be updated from main first.
+      expectErrorEnvelope(await as(reviewer).post(`${behind}/merge`), 409, /require_up_to_date_change_request/);
+      await as(reviewer).post(`${behind}/update`).expect(200);
+      await as(reviewer).post(`${behind}/merge`).expect(200);
+    });
+  });
+
+  describe('approvals (Quire extension, PUT …/merge-rules)', () => {
+    itChecksAccess(() => t, {
+      given: async (o) => createSpace(t, o),
+      request: (_o, s) => t.http.put(`/v1/spaces/${s.id}/merge-rules`).send({ requiredApprovals: 1 }),
+      anonymous: 401,
+      outsider: 404,
+      member: { role: 'review', status: 403, title: 'refuses a reviewer (the rules need admin) with 403' },
+    });
+
+    it('reads the default (none), refuses bad settings', async () => {
+      const s = await createSpace(t, org);
+      const res = await as(reader).get(`/v1/spaces/${s.id}/merge-rules`).expect(200);
+      expect(res.body).toEqual({ object: 'space-merge-rules', space: s.id, requiredApprovals: 0, urls: { location: expect.stringMatching(/\/merge-rules$/) } });
+      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 21 }), 400, /requiredApprovals/);
+      expectErrorEnvelope(await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: -1 }), 400, /requiredApprovals/);
+      expectErrorEnvelope(
+        await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 1, adminsCanOverride: true }),
+        400,
+        /adminsCanOverride/,
+      );
+    });
+
+    it('N approvals of the current revision, from distinct reviewers', async () => {
+      const s = await createSpace(t, org);
+      expect((await as(org.admin).put(`/v1/spaces/${s.id}/merge-rules`, { requiredApprovals: 2 }).expect(200)).body.requiredApprovals).toBe(2);
+      const cr = await openChangeRequest(s.id);
+      await insertPage(cr, 'Two').expect(200);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      expectErrorEnvelope(
+        await as(reviewer).post(`${cr}/merge`),
+        409,
+        /requiredApprovals \(Quire extension\): 2 approval\(s\) of the current revision needed, 1 given/,
+      );
+      await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+      await as(reviewer).post(`${cr}/merge`).expect(200);
+    });
+  });
+
+  describe('under concurrency', () => {
+    it('a request for changes racing a merge: either it lands first (409) or the merge does (the review finds it closed)', async () => {
+      const s = await createSpace(t, org);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }, { rule: 'require_all_reviews_approved' }] }).expect(
+        200,
+      );
+      for (let round = 0; round < 4; round++) {
+        const cr = await openChangeRequest(s.id);
+        await insertPage(cr, `Race ${round}`).expect(200);
+        await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+        const [merge, review] = await Promise.all([as(reviewer).post(`${cr}/merge`), as(second).post(`${cr}/reviews`, { status: 'changes-requested' })]);
+        const status = (await as(reader).get(cr)).body.status;
+        if (merge.status === 200) {
+          expect(status).toBe('merged');
+          expect(review.status).toBe(409);
+        } else {
+          expect(merge.status).toBe(409);
+          expect(review.status).toBe(201);
+          expect(status).toBe('open');
+        }
+      }
+    });
+
+    it('new authoring racing a merge: no merge lands without an approval of the revision it merged', async () => {
+      const s = await createSpace(t, org);
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] }).expect(200);
+      const outcomes = { merged: 0, refused: 0 };
+      for (let round = 0; round < 12; round++) {
+        const cr = await openChangeRequest(s.id);
+        await insertPage(cr, `Approved ${round}`).expect(200);
+        await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+        // The author pushes a change (outdating the approval) while the reviewer merges.
+        const [authoring, merge] = await Promise.all([insertPage(cr, `Unreviewed ${round}`), as(reviewer).post(`${cr}/merge`)]);
+        const [row] = await t.dataSource.query(`SELECT id, status, revision, revision_merged FROM change_requests WHERE id = $1`, [cr.split('/').pop()]);
+        if (merge.status === 200) {
+          outcomes.merged++;
+          // The merge ran first: the authoring found the change request closed, and the merged head is the approved one.
+          expect(authoring.status).toBe(409);
+          expect(row.status).toBe('merged');
+          const [parents] = await t.dataSource.query(`SELECT parents FROM revisions WHERE id = $1`, [row.revision_merged]);
+          expect(parents.parents[1]).toBe(row.revision);
+          const approvals = await t.dataSource.query(
+            `SELECT 1 FROM change_request_reviews WHERE change_request_id = $1 AND status = 'approved' AND revision_id = $2`,
+            [row.id, row.revision],
+          );
+          expect(approvals).toHaveLength(1);
+        } else {
+          outcomes.refused++;
+          // The authoring ran first: the approval was of the old head, so the merge was refused and nothing merged.
+          expectErrorEnvelope(merge, 409, /require_at_least_one_approved_review/);
+          expect(authoring.status).toBe(200);
+          expect(row.status).toBe('open');
+          expect(row.revision_merged).toBeNull();
+        }
+      }
+      expect(outcomes.merged + outcomes.refused).toBe(12);
+    });
+  });
+});
