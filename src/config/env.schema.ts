@@ -475,8 +475,17 @@ export class EnvironmentVariables {
 export class ConfigError extends Error {}
 
 const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
-/** Never echoed in an error line: they hold passwords or tokens. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS', 'RENDERER_SECRET']);
+/** Variables that hold passwords or tokens: never echoed in an error line; kept in the Kubernetes Secret (deploy/kubernetes). */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'DATABASE_URL',
+  'SIGNING_SECRET',
+  'BOOTSTRAP_ADMIN_TOKEN',
+  'ENCRYPTION_KEY',
+  'ENCRYPTION_PREVIOUS_KEYS',
+  'RENDERER_SECRET',
+  'METRICS_TOKEN',
+  'REDIS_URL',
+]);
 
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
