@@ -149,6 +149,24 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     try {
+      // One replica at a time starts pg-boss (its cron clock creates a queue of its own) and creates and
+      // updates the queues: pg-boss's createQueue adds a partition to its job table, and two replicas
+      // doing so at the same moment deadlock (40P01). Once the first has made them, the others' calls
+      // change nothing and take milliseconds.
+      await withAdvisoryLock(this.dataSource, ADVISORY_LOCKS.jobQueues, async () => {
+        await this.startBoss();
+        for (const { definition } of this.registrations.values()) await this.ensureQueue(definition);
+      });
+      for (const registration of this.registrations.values()) await this.startWorkers(registration);
+    } catch (error) {
+      if (this.started) await this.stop(1000);
+      throw error;
+    }
+    this.logger.log({ msg: 'job queue started', workers: this.config.jobs.enabled, queues: [...this.registrations.keys()] });
+  }
+
+  private async startBoss(): Promise<void> {
+    try {
       await this.boss.start();
     } catch (error) {
       const message = (error as Error).message;
@@ -160,18 +178,6 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
       throw error;
     }
     this.started = true;
-    try {
-      // One replica at a time creates and updates the queues: pg-boss's createQueue deadlocks (40P01)
-      // against the same call of a replica starting at the same moment.
-      await withAdvisoryLock(this.dataSource, ADVISORY_LOCKS.jobQueues, async () => {
-        for (const { definition } of this.registrations.values()) await this.ensureQueue(definition);
-      });
-      for (const registration of this.registrations.values()) await this.startWorkers(registration);
-    } catch (error) {
-      await this.stop(1000);
-      throw error;
-    }
-    this.logger.log({ msg: 'job queue started', workers: this.config.jobs.enabled, queues: [...this.registrations.keys()] });
   }
 
   /**
