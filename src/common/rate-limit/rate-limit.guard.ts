@@ -17,13 +17,12 @@ const SCRIPT_TOKEN_PREFIX = 'qit_';
 /** Where a response's 401 is counted, kept on the response so the listener is one shared function. */
 const AUTH_FAILURE = Symbol('quire.authFailure');
 interface FailureCounted {
-  [AUTH_FAILURE]?: { storage: RateLimitStore; key: string; limit: number; windowMs: number };
+  [AUTH_FAILURE]?: { limiter: RateLimiter; key: string };
 }
 
 function countAuthFailure(this: Response & FailureCounted): void {
   const failure = this[AUTH_FAILURE];
-  // On Redis a promise that never rejects (a failure is counted by the store): nothing to wait for.
-  if (failure && this.statusCode === 401) void failure.storage.hit(failure.key, failure.windowMs, failure.limit - 1, failure.windowMs, 'auth-failure');
+  if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key);
 }
 
 interface Budget extends BudgetHit {
@@ -88,12 +87,7 @@ export class RateLimitGuard implements CanActivate {
       // Without a token to try (or on a public route) nothing could pass a lockout: refused before any budget counts.
       lockout = { key: `auth-failure:${address}`, name: 'auth-failure', refusesAtOnce: this.limiter.lockoutRefusesAtOnce(secret !== undefined, isPublic) };
       // Counted once the answer is known, whoever produced the 401.
-      (response as FailureCounted)[AUTH_FAILURE] = {
-        storage: this.storage,
-        key: lockout.key,
-        limit: rateLimit.authFailures,
-        windowMs: rateLimit.authFailureWindowMs,
-      };
+      (response as FailureCounted)[AUTH_FAILURE] = { limiter: this.limiter, key: lockout.key };
       response.once('finish', countAuthFailure);
     }
 

@@ -64,6 +64,17 @@ export class RateLimiter {
     request.authLockout = blockedFor;
   }
 
+  /**
+   * Counts one failed authentication (a 401) of an address (`key`, `auth-failure:<address>`): the one
+   * place a lockout starts, when this hit is the one past AUTH_FAILURE_LIMIT (the record then blocked
+   * for the failure window). On Redis the hit is a promise that never rejects (the store counts its
+   * own failures): nothing waits for it.
+   */
+  recordAuthFailure(key: string): void {
+    const { authFailures, authFailureWindowMs } = this.config.rateLimit;
+    void this.storage.hit(key, authFailureWindowMs, authFailures - 1, authFailureWindowMs, 'auth-failure');
+  }
+
   /** Whether a lockout refuses the request at the guard, before its budgets are counted. */
   lockoutRefusesAtOnce(hasToken: boolean, isPublic: boolean): boolean {
     return !hasToken || isPublic;
