@@ -7,6 +7,7 @@ import { createApp } from './app.factory';
 import { loadDotEnv } from './config/dotenv';
 import { EmbeddedDatabaseError, resolveDatabase } from './database/database-url';
 import { checkDatabase, StartupError } from './database/preflight';
+import { ShutdownState } from './health/shutdown-state';
 
 /**
  * Binds the port for a moment before anything starts, so a port already in use stops the process
@@ -70,7 +71,9 @@ async function main(): Promise<void> {
   }
   logger.info({ port: config.port, embeddedDatabase: database.embedded, startupMs: Date.now() - started }, `Quire listening on ${config.publicUrl}`);
 
-  // Graceful shutdown: stop accepting, let in-flight requests finish, close the pool, stop the embedded database.
+  // Graceful shutdown: readiness 503 (still accepting for SHUTDOWN_DRAIN_DELAY_MS, so load balancers
+  // stop sending first), then stop accepting, let in-flight requests finish, close the pool, stop the
+  // embedded database.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -82,6 +85,8 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     deadline.unref();
     try {
+      app.get(ShutdownState).begin();
+      if (config.shutdownDrainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainDelayMs));
       await drain(app.getHttpServer() as Server);
       await app.close();
       await database.release();

@@ -22,6 +22,10 @@ export class AppConfig {
   readonly migrationsRun: boolean;
   readonly bodyLimit: string;
   readonly shutdownTimeoutMs: number;
+  /** SHUTDOWN_DRAIN_DELAY_MS: readiness 503 before the listener closes. */
+  readonly shutdownDrainDelayMs: number;
+  /** Where the shared rate-limit counters live (REDIS_URL); undefined: in memory per replica. */
+  readonly redis?: { url: string; keyPrefix: string; timeoutMs: number };
   /** Days a deleted space stays restorable before the purge removes it (SPACE_RETENTION_DAYS). */
   readonly spaceRetentionDays: number;
   /** Days site insights events are kept before their partition is dropped (INSIGHTS_RETENTION_DAYS; 0: forever). */
@@ -78,6 +82,8 @@ export class AppConfig {
     this.migrationsRun = env.MIGRATIONS_RUN;
     this.bodyLimit = env.BODY_LIMIT;
     this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
+    this.shutdownDrainDelayMs = env.SHUTDOWN_DRAIN_DELAY_MS;
+    this.redis = env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX, timeoutMs: env.REDIS_TIMEOUT_MS } : undefined;
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.signingSecret = env.SIGNING_SECRET;

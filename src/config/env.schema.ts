@@ -93,6 +93,17 @@ export class EnvironmentVariables {
   @Max(600_000)
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * On SIGTERM, how long `/health/ready` answers 503 while the listener still accepts, before it
+   * closes: load balancers that poll readiness stop sending first. Within SHUTDOWN_TIMEOUT_MS.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_DRAIN_DELAY_MS: number = 0;
+
   /** Days a deleted space stays restorable; the hourly purge removes it afterwards (0: at the next purge). */
   @IsOptional()
   @Transform(toInt)
@@ -351,7 +362,28 @@ export class EnvironmentVariables {
   @Max(60_000)
   PDF_RENDER_WAIT_MS: number = 10_000;
 
-  /** Rate limits (in memory, per replica): requests per window per client address and per token; 0 turns one off. */
+  /**
+   * Redis that keeps the rate-limit and lockout counters every replica shares (`redis://[:password@]host:port[/db]`,
+   * `rediss://` for TLS). Unset: each replica counts in its own memory.
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Prefix of every Redis key Quire writes: replicas of one installation share it, other installations on the same Redis do not. */
+  @IsOptional()
+  @Matches(/^[\w:.-]{0,64}$/, { message: 'must be at most 64 letters, digits, _ - . or :' })
+  REDIS_KEY_PREFIX: string = 'quire:';
+
+  /** Longest wait for Redis (connecting, one command) before a request goes on without the shared limits (fail open). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  REDIS_TIMEOUT_MS: number = 250;
+
+  /** Rate limits (in memory per replica, or on Redis when REDIS_URL is set): requests per window per client address and per token; 0 turns one off. */
   @IsOptional()
   @Transform(toInt)
   @IsInt()
@@ -443,8 +475,17 @@ export class EnvironmentVariables {
 export class ConfigError extends Error {}
 
 const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'matches'];
-/** Never echoed in an error line: they hold passwords or tokens. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SIGNING_SECRET', 'BOOTSTRAP_ADMIN_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS', 'RENDERER_SECRET']);
+/** Variables that hold passwords or tokens: never echoed in an error line; kept in the Kubernetes Secret (deploy/kubernetes). */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'DATABASE_URL',
+  'SIGNING_SECRET',
+  'BOOTSTRAP_ADMIN_TOKEN',
+  'ENCRYPTION_KEY',
+  'ENCRYPTION_PREVIOUS_KEYS',
+  'RENDERER_SECRET',
+  'METRICS_TOKEN',
+  'REDIS_URL',
+]);
 
 /** Parses and validates `env`; throws a ConfigError whose message names the first bad variable. */
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './advisory-lock';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /**
@@ -33,19 +34,10 @@ export function createDataSource(url: string, poolSize?: number): DataSource {
   return new DataSource({ ...dataSourceOptions(url, poolSize), entities: [ENTITY_FILES] });
 }
 
-/** Advisory-lock key that serialises migrations across replicas starting at once. */
-const MIGRATION_LOCK = 0x717569_01;
-
 /** Applies pending migrations while holding a cluster-wide advisory lock; returns their names. Needs a pool of two: one connection holds the lock. */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  return withAdvisoryLock(dataSource, ADVISORY_LOCKS.migrations, async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((migration) => migration.name);
-  } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    await runner.release();
-  }
+  });
 }

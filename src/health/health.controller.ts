@@ -5,8 +5,9 @@ import { NotForScripts } from '../common/access/script-access';
 import { NotForSiteTokens } from '../common/access/site-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
+import { ShutdownState } from './shutdown-state';
 
-/** Kubernetes probes: liveness never touches the database; readiness pings it. */
+/** Kubernetes probes: liveness never touches the database; readiness pings it, and is 503 once a shutdown began. */
 @ApiTags('health')
 @Public()
 @RateLimitExempt()
@@ -17,6 +18,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   @Get('live')
@@ -31,8 +33,9 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ operationId: 'getReadiness', summary: 'The process can serve requests (database reachable)' })
   @ApiOkResponse({ description: 'Ready' })
-  @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
+  @ApiServiceUnavailableResponse({ description: 'The database is unreachable, or the process is shutting down' })
   async ready(): Promise<HealthCheckResult> {
+    if (this.shutdown.isDraining) throw new ServiceUnavailableException('The server is shutting down');
     try {
       return await this.health.check([() => this.database.pingCheck('database', { timeout: 1500 })]);
     } catch {

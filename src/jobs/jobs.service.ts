@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { ADVISORY_LOCKS, withAdvisoryLock } from '../database/advisory-lock';
 import { JobContext, JobDefinition, JobHandler } from './job-definition';
 import { JOBS_SCHEMA } from './jobs.constants';
 import { JobsRepository } from './jobs.repository';
@@ -60,7 +61,7 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
   private started = false;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly repository: JobsRepository,
   ) {
@@ -90,7 +91,10 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     this.registrations.set(definition.name, registration);
     this.counters.set(definition.name, { completed: 0, failed: 0, deadLettered: 0 });
     // Registered after start-up (tests, lazily loaded modules): activate it now.
-    if (this.started) await this.activate(registration);
+    if (this.started) {
+      await withAdvisoryLock(this.dataSource, ADVISORY_LOCKS.jobQueues, () => this.ensureQueue(definition));
+      await this.startWorkers(registration);
+    }
   }
 
   /** Sends a job; resolves to its id, or null when the queue's policy dropped it (a `stately` queue already holding one). */
@@ -145,6 +149,24 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     try {
+      // One replica at a time starts pg-boss (its cron clock creates a queue of its own) and creates and
+      // updates the queues: pg-boss's createQueue adds a partition to its job table, and two replicas
+      // doing so at the same moment deadlock (40P01). Once the first has made them, the others' calls
+      // change nothing and take milliseconds.
+      await withAdvisoryLock(this.dataSource, ADVISORY_LOCKS.jobQueues, async () => {
+        await this.startBoss();
+        for (const { definition } of this.registrations.values()) await this.ensureQueue(definition);
+      });
+      for (const registration of this.registrations.values()) await this.startWorkers(registration);
+    } catch (error) {
+      if (this.started) await this.stop(1000);
+      throw error;
+    }
+    this.logger.log({ msg: 'job queue started', workers: this.config.jobs.enabled, queues: [...this.registrations.keys()] });
+  }
+
+  private async startBoss(): Promise<void> {
+    try {
       await this.boss.start();
     } catch (error) {
       const message = (error as Error).message;
@@ -156,13 +178,6 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
       throw error;
     }
     this.started = true;
-    try {
-      for (const registration of this.registrations.values()) await this.activate(registration);
-    } catch (error) {
-      await this.stop(1000);
-      throw error;
-    }
-    this.logger.log({ msg: 'job queue started', workers: this.config.jobs.enabled, queues: [...this.registrations.keys()] });
   }
 
   /**
@@ -179,8 +194,11 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     this.db.abandonIfClosed();
   }
 
-  /** Creates the queues (idempotent across replicas), brings their options and schedule up to date, starts workers. */
-  private async activate({ definition, handler, workers }: Registration): Promise<void> {
+  /**
+   * Creates the job's queue and dead-letter queue, brings their options and schedule up to date.
+   * Idempotent; call it under the start-up advisory lock (replicas starting together).
+   */
+  private async ensureQueue(definition: JobDefinition<object>): Promise<void> {
     const options: PgBoss.Queue = {
       name: definition.name,
       policy: definition.policy ?? 'standard',
@@ -196,7 +214,10 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     await this.boss.updateQueue(definition.name, options);
     if (definition.cron) await this.boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' });
     else await this.boss.unschedule(definition.name);
+  }
 
+  /** Starts this replica's workers of a job (none unless JOBS_ENABLED). */
+  private async startWorkers({ definition, handler, workers }: Registration): Promise<void> {
     if (!this.config.jobs.enabled) return;
     // `concurrency` pg-boss workers, one job each. A pg-boss 10 worker waits a full poll interval
     // after every job, even with more waiting; waking it after each job keeps a backlog draining

@@ -43,7 +43,7 @@ const routePatterns = Object.entries(quire.paths).flatMap(([path, item]) =>
 );
 
 /** Every file and folder of the repository, as paths from its root, for names given from any folder down. */
-const tracked = ['src', 'test', 'bench', 'migrations', 'scripts', 'docs', 'openapi', '.ci'].flatMap((top) =>
+const tracked = ['src', 'test', 'bench', 'migrations', 'scripts', 'docs', 'openapi', '.ci', 'deploy'].flatMap((top) =>
   existsSync(join(root, top)) ? filesUnder(join(root, top), () => true).map((path) => relative(root, path)) : [],
 );
 const trackedPaths = new Set(tracked.flatMap((path) => path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))));

@@ -36,4 +36,24 @@ describe('FixedWindowStorage', () => {
     expect(await storage.increment('b', 60_000, 1, 0, 'address')).toMatchObject({ totalHits: 1 });
     expect(await storage.increment('a', 60_000, 1, 0, 'token')).toMatchObject({ totalHits: 1 });
   });
+
+  it('take: reads the lockout and counts every budget; a lockout that refuses at once counts nothing', () => {
+    const budgets = [
+      { name: 'address', key: 'address:a', limit: 5, windowMs: 60_000 },
+      { name: 'token', key: 'token:t', limit: 8, windowMs: 60_000 },
+    ];
+    expect(storage.take({ key: 'ip', name: 'auth-failure', refusesAtOnce: true }, budgets)).toMatchObject({
+      blockedFor: 0,
+      records: [{ totalHits: 1 }, { totalHits: 1 }],
+    });
+    storage.hit('ip', 300_000, 0, 300_000, 'auth-failure'); // past a limit of 0: blocked for 300 s
+    // With a token to try, the lockout is read and the budgets counted (the authenticator decides).
+    expect(storage.take({ key: 'ip', name: 'auth-failure', refusesAtOnce: false }, budgets)).toMatchObject({
+      blockedFor: 300,
+      records: [{ totalHits: 2 }, { totalHits: 2 }],
+    });
+    expect(storage.take({ key: 'ip', name: 'auth-failure', refusesAtOnce: true }, budgets)).toEqual({ blockedFor: 300, records: [] });
+    expect(storage.hit('address:a', 60_000, 5, 0, 'address').totalHits).toBe(3);
+    expect(storage.take(undefined, budgets.slice(1)).records[0].totalHits).toBe(3);
+  });
 });

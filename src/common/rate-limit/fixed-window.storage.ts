@@ -1,5 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { BudgetHit, RateLimitStore, Taken } from './rate-limit.store';
 
 /** What the throttler's storage interface answers (the package does not export the type by name). */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -21,7 +22,7 @@ interface Counter {
  * window boundary, which is fine for limits that are defences, not quotas.
  */
 @Injectable()
-export class FixedWindowStorage implements ThrottlerStorage, OnModuleDestroy {
+export class FixedWindowStorage implements ThrottlerStorage, RateLimitStore, OnModuleDestroy {
   private readonly counters = new Map<string, Counter>();
   private readonly sweep: NodeJS.Timeout;
 
@@ -58,6 +59,12 @@ export class FixedWindowStorage implements ThrottlerStorage, OnModuleDestroy {
       isBlocked: blocked || counter.hits > limit,
       timeToBlockExpire: blocked ? Math.ceil((counter.blockEnds - now) / 1000) : 0,
     };
+  }
+
+  take(lockout: { key: string; name: string; refusesAtOnce: boolean } | undefined, budgets: readonly BudgetHit[]): Taken {
+    const blockedFor = lockout ? this.blockedSeconds(lockout.key, lockout.name) : 0;
+    if (blockedFor > 0 && lockout?.refusesAtOnce) return { blockedFor, records: [] };
+    return { blockedFor, records: budgets.map((budget) => this.hit(budget.key, budget.windowMs, budget.limit, 0, budget.name)) };
   }
 
   /** Seconds `key` of `throttlerName` stays blocked (0: not blocked), without counting a hit. */

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { normalizeIp } from '@nestjs/throttler';
 import { hash } from 'node:crypto';
@@ -6,8 +6,8 @@ import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { IS_PUBLIC } from '../auth/public.decorator';
 import { routeMetadata } from '../metadata/route-metadata';
-import { FixedWindowStorage } from './fixed-window.storage';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
+import { BudgetHit, RATE_LIMIT_STORE, RateLimitStore, Taken } from './rate-limit.store';
 import { RateLimiter, setLimitHeaders, Usage } from './rate-limiter';
 import { isScriptCall } from './script-call';
 
@@ -17,19 +17,16 @@ const SCRIPT_TOKEN_PREFIX = 'qit_';
 /** Where a response's 401 is counted, kept on the response so the listener is one shared function. */
 const AUTH_FAILURE = Symbol('quire.authFailure');
 interface FailureCounted {
-  [AUTH_FAILURE]?: { storage: FixedWindowStorage; key: string; limit: number; windowMs: number };
+  [AUTH_FAILURE]?: { limiter: RateLimiter; key: string };
 }
 
 function countAuthFailure(this: Response & FailureCounted): void {
   const failure = this[AUTH_FAILURE];
-  if (failure && this.statusCode === 401) failure.storage.hit(failure.key, failure.windowMs, failure.limit - 1, failure.windowMs, 'auth-failure');
+  if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key);
 }
 
-interface Budget {
+interface Budget extends BudgetHit {
   name: 'address' | 'token' | 'scripts';
-  key: string;
-  limit: number;
-  windowMs: number;
 }
 
 const REFUSALS: Record<Budget['name'], string> = {
@@ -51,7 +48,9 @@ const REFUSALS: Record<Budget['name'], string> = {
  * call: it is never counted towards nor refused by an address's lockout, its requests go to a pool of all
  * scripts' calls (a replica's scripts share the `RATE_LIMIT_PER_ADDRESS` the loopback address had), and a
  * script token is charged to its installation once authenticated (`RATE_LIMIT_PER_INSTALLATION`).
- * Counters live in memory per replica (`FixedWindowStorage`). Answers 429 with `Retry-After` and
+ * Counters live in memory per replica (`FixedWindowStorage`), or on Redis shared by every replica when
+ * REDIS_URL is set (`RedisWindowStorage`: the lockout read and the budgets' hits in one round trip, failing
+ * open when Redis does not answer). Answers 429 with `Retry-After` and
  * `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` (the tightest budget); those three
  * headers go on every limited response.
  */
@@ -62,7 +61,7 @@ export class RateLimitGuard implements CanActivate {
 
   constructor(
     reflector: Reflector,
-    private readonly storage: FixedWindowStorage,
+    @Inject(RATE_LIMIT_STORE) private readonly storage: RateLimitStore,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
   ) {
@@ -70,8 +69,8 @@ export class RateLimitGuard implements CanActivate {
     this.isPublic = routeMetadata<boolean>(reflector, IS_PUBLIC);
   }
 
-  /** Synchronous: the counters are in memory, so a request goes through without a promise of its own. */
-  canActivate(context: ExecutionContext): boolean {
+  /** Synchronous with the counters in memory (a request goes through without a promise of its own); on Redis, one round trip. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     if (this.isExempt(context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
@@ -82,28 +81,13 @@ export class RateLimitGuard implements CanActivate {
     const scriptCall = isScriptCall(request);
     const address = normalizeIp(request.ip ?? request.socket.remoteAddress ?? 'unknown');
 
+    const isPublic = this.isPublic(context) === true;
+    let lockout: { key: string; name: string; refusesAtOnce: boolean } | undefined;
     if (!scriptCall && rateLimit.authFailures > 0) {
-      const failures = `auth-failure:${address}`;
-      const blockedFor = this.storage.blockedSeconds(failures, 'auth-failure');
-      if (blockedFor > 0) {
-        // Without a token to try there is nothing that could pass; with one, the authenticator decides.
-        if (!secret || this.isPublic(context)) {
-          this.limiter.refuse(
-            response,
-            { limit: rateLimit.authFailures, remaining: 0, reset: blockedFor },
-            blockedFor,
-            'Too many failed authentications from this address',
-          );
-        }
-        request.authLockout = blockedFor;
-      }
+      // Without a token to try (or on a public route) nothing could pass a lockout: refused before any budget counts.
+      lockout = { key: `auth-failure:${address}`, name: 'auth-failure', refusesAtOnce: this.limiter.lockoutRefusesAtOnce(secret !== undefined, isPublic) };
       // Counted once the answer is known, whoever produced the 401.
-      (response as FailureCounted)[AUTH_FAILURE] = {
-        storage: this.storage,
-        key: failures,
-        limit: rateLimit.authFailures,
-        windowMs: rateLimit.authFailureWindowMs,
-      };
+      (response as FailureCounted)[AUTH_FAILURE] = { limiter: this.limiter, key: lockout.key };
       response.once('finish', countAuthFailure);
     }
 
@@ -120,19 +104,23 @@ export class RateLimitGuard implements CanActivate {
       budgets.push({ name: 'token', key: `token:${request.bearerTokenHash}`, limit: rateLimit.perToken, windowMs: rateLimit.windowMs });
     }
 
-    let tightest: Usage | undefined;
-    for (const budget of budgets) {
-      // blockDuration 0: a request over the budget is refused, and the window runs on as usual.
-      const record = this.storage.hit(budget.key, budget.windowMs, budget.limit, 0, budget.name);
-      const usage = { limit: budget.limit, remaining: Math.max(0, budget.limit - record.totalHits), reset: Math.max(0, record.timeToExpire) };
-      if (record.isBlocked || record.totalHits > budget.limit) {
-        // A fixed window: the budget comes back whole when the window ends.
-        const retryAfter = Math.max(1, record.timeToBlockExpire || usage.reset);
-        this.limiter.refuse(response, usage, retryAfter, REFUSALS[budget.name]);
-      }
-      if (!tightest || usage.remaining < tightest.remaining) tightest = usage;
-    }
-    if (tightest) setLimitHeaders(response, tightest);
-    return true;
+    const taken = this.storage.take(lockout, budgets);
+    const judge = ({ blockedFor, records }: Taken): boolean => {
+      this.limiter.applyLockout(request, response, blockedFor, secret !== undefined, isPublic);
+      let tightest: Usage | undefined;
+      budgets.forEach((budget, i) => {
+        const record = records[i];
+        const usage = { limit: budget.limit, remaining: Math.max(0, budget.limit - record.totalHits), reset: Math.max(0, record.timeToExpire) };
+        if (record.isBlocked || record.totalHits > budget.limit) {
+          // A fixed window: the budget comes back whole when the window ends.
+          const retryAfter = Math.max(1, record.timeToBlockExpire || usage.reset);
+          this.limiter.refuse(response, usage, retryAfter, REFUSALS[budget.name]);
+        }
+        if (!tightest || usage.remaining < tightest.remaining) tightest = usage;
+      });
+      if (tightest) setLimitHeaders(response, tightest);
+      return true;
+    };
+    return taken instanceof Promise ? taken.then(judge) : judge(taken);
   }
 }

@@ -46,7 +46,7 @@ export class ScriptTokenAuthenticator implements Authenticator {
     const row = rows[0];
     if (!row) return undefined;
     // A script's calls are counted per installation (its tokens are minted per call), never per address.
-    this.limits.chargeInstallation(row.installation_id, request?.res);
+    await this.limits.chargeInstallation(row.installation_id, request?.res);
     const user = await this.dataSource.getRepository(User).findOneBy({ id: row.installed_by });
     if (!user) return undefined;
     if (request) {
