@@ -52,6 +52,7 @@ async function compareWithBaseline(): Promise<void> {
 
     const lines: string[] = [];
     const floorLines: string[] = [];
+    const quireFloorLines: string[] = [];
     for (const [name, path] of routes) {
       await load(quire.url + path, headers, 2); // warm-up
       await load(bare.url + path, headers, 2);
@@ -69,7 +70,12 @@ async function compareWithBaseline(): Promise<void> {
         if (floor && (f[round].non2xx || f[round].errors)) throw new Error(`${name}: the floor answered non-2xx or errors`);
       }
       lines.push(row(name, q, b));
-      if (floor) floorLines.push(row(name, f, b));
+      if (floor) {
+        floorLines.push(row(name, f, b));
+        // The goal of the hot path: Quire ÷ the floor, per round (both measured in the same round).
+        const ratios = q.map((figures, round) => figures.requestsPerSecond / f[round].requestsPerSecond);
+        quireFloorLines.push(`| ${name} | ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) |`);
+      }
     }
     await bare.stop();
     await floor?.stop();
@@ -88,6 +94,7 @@ async function compareWithBaseline(): Promise<void> {
         '| route | floor req/s | floor p50 ms | floor p99 ms | bare req/s | bare p50 ms | bare p99 ms | floor/bare (per round) |\n|---|---|---|---|---|---|---|---|\n',
       );
       process.stdout.write(`${floorLines.join('\n')}\n`);
+      process.stdout.write(`\nQuire ÷ the floor, req/s in the same rounds:\n\n| route | Quire/floor (per round) |\n|---|---|\n${quireFloorLines.join('\n')}\n`);
     }
     process.stdout.write(readWrite);
   } finally {
