@@ -14,6 +14,8 @@ import { hydrate } from '../../database/hydrate';
 import { queryPrepared } from '../../database/prepared-query';
 
 const FIND_REVISION_SQL = `SELECT * FROM revisions WHERE id = $1 AND space_id = $2`;
+const REVISION_FILES_SQL = `SELECT * FROM revision_files WHERE revision_id = $1 ORDER BY file_id ASC`;
+const REVISION_REUSABLE_CONTENTS_SQL = `SELECT * FROM revision_reusable_contents WHERE revision_id = $1 ORDER BY reusable_content_id ASC`;
 
 /**
  * A page and all its descendants, with their bodies, in one statement: the walk down the tree
@@ -223,8 +225,11 @@ export class ContentRepository {
     }
   }
 
-  files(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionFile[]> {
-    return manager.find(RevisionFile, { where: { revisionId }, order: { fileId: 'ASC' } });
+  async files(revisionId: string, manager?: EntityManager): Promise<RevisionFile[]> {
+    if (manager) return manager.find(RevisionFile, { where: { revisionId }, order: { fileId: 'ASC' } });
+    // Part of every revision read: prepared once per connection.
+    const rows = await queryPrepared<Record<string, unknown>>(this.dataSource, 'quire_revision_files', REVISION_FILES_SQL, [revisionId]);
+    return rows.map((row) => hydrate(this.dataSource, RevisionFile, row));
   }
 
   /** Files in id order (ids are time-ordered, so oldest first). */
@@ -242,8 +247,12 @@ export class ContentRepository {
     return blob?.data ?? null;
   }
 
-  reusableContents(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionReusableContent[]> {
-    return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
+  async reusableContents(revisionId: string, manager?: EntityManager): Promise<RevisionReusableContent[]> {
+    if (manager) return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
+    const rows = await queryPrepared<Record<string, unknown>>(this.dataSource, 'quire_revision_reusable_contents', REVISION_REUSABLE_CONTENTS_SQL, [
+      revisionId,
+    ]);
+    return rows.map((row) => hydrate(this.dataSource, RevisionReusableContent, row));
   }
 
   /** One reusable content of a revision, or null. */
