@@ -11,9 +11,9 @@ import { SearchIndexWritesRepository } from './search-index-writes.repository';
 import { spacePermissions } from '../access/access.policy';
 
 /**
- * Columns of a space whose change leaves the caller's rank (`SPACE_RANK_SQL`: role, default levels,
- * ancestors, grants) and the row's visibility to lists as they were; `editMode` only narrows
- * `permissions`, which `spacePermissions` derives from the row.
+ * Columns of a space the caller's rank does not depend on (`SPACE_RANK_SQL` reads the role, default
+ * levels, ancestors and grants); `editMode` only narrows `permissions`, which `spacePermissions`
+ * derives from the row.
  */
 const RANK_NEUTRAL: ReadonlySet<keyof SpaceChanges> = new Set(['title', 'emoji', 'editMode', 'visibility', 'position']);
 
