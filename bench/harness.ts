@@ -55,9 +55,22 @@ export interface Figures {
   non2xx: number;
 }
 
-/** Loopback load with autocannon: bounded in time, stops by itself. */
-export async function load(url: string, headers: Record<string, string>, seconds: number, connections = 10): Promise<Figures> {
-  const result = await autocannon({ url, headers, duration: seconds, connections, pipelining: 1 });
+/** Loopback load with autocannon: bounded in time, stops by itself. `request`: another method and a body (JSON). */
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections = 10,
+  request?: { method: 'PATCH' | 'POST' | 'PUT'; body: unknown },
+): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    headers: request ? { ...headers, 'content-type': 'application/json' } : headers,
+    duration: seconds,
+    connections,
+    pipelining: 1,
+    ...(request ? { method: request.method, body: JSON.stringify(request.body) } : {}),
+  });
   return {
     requestsPerSecond: Math.round(result.requests.average),
     p50: result.latency.p50,

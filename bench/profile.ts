@@ -2,7 +2,9 @@
  * printed as its top frames by self time and by package. Standalone:
  *   npm run -s build && node -r @swc-node/register bench/profile.ts
  * PROFILE_SECONDS (default 10) per route, 10 connections; PROFILE_ROUTES=user or =space profiles one of
- * the two; the .cpuprofile is kept in PROFILE_DIR (default a temporary folder) for Chrome DevTools. */
+ * the two; the .cpuprofile is kept in PROFILE_DIR (default a temporary folder) for Chrome DevTools.
+ * PROFILE_SERVER=floor profiles the stack's floor (bench/nest-floor.ts) instead, for a frame-by-frame
+ * comparison; the summary then covers only the last PROFILE_SECONDS of the run (start-up left out). */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,13 +35,30 @@ function owner(url: string): string {
   return url.includes('/dist/src/') ? 'quire' : url;
 }
 
-export function summarize(file: string, top = 25): string {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
-  const total = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+/** `lastMs`: only the samples of the profile's last milliseconds (the load, without the start-up); else all. */
+export function summarize(file: string, top = 25, lastMs?: number): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+    startTime: number;
+    endTime: number;
+  };
+  const hitsOf = new Map<number, number>();
+  if (lastMs !== undefined) {
+    let at = profile.startTime;
+    const from = profile.endTime - lastMs * 1000;
+    profile.samples.forEach((id, i) => {
+      at += profile.timeDeltas[i];
+      if (at >= from) hitsOf.set(id, (hitsOf.get(id) ?? 0) + 1);
+    });
+  }
+  const hitCount = (node: ProfileNode) => (lastMs === undefined ? (node.hitCount ?? 0) : (hitsOf.get(node.id) ?? 0));
+  const total = profile.nodes.reduce((sum, node) => sum + hitCount(node), 0);
   const frames = new Map<string, number>();
   const owners = new Map<string, number>();
   for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
+    const hits = hitCount(node);
     if (!hits) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     const where = url ? `${url.replace(/^.*node_modules\//, '').replace(ROOT + '/', '')}:${lineNumber + 1}` : '';
@@ -69,24 +88,42 @@ async function main() {
     const headers = { authorization: `Bearer ${boot.token}` };
     const limits = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_TOKEN: '1000000000' };
     const port = await freePort();
-    const quire = await startProcess(['--cpu-prof', '--cpu-prof-dir', dir, MAIN], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, port);
-    const res = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Profiled space' }),
-    });
-    const spaceId = ((await res.json()) as { id: string }).id;
+    const floor = process.env.PROFILE_SERVER === 'floor';
+    let spaceId: string;
+    {
+      // The space is made through a plain Quire, so the profiled server (Quire or the floor) only serves the load.
+      const maker = await startProcess([MAIN], { ...env, HOST: '127.0.0.1' }, await freePort());
+      const res = await fetch(`${maker.url}/v1/orgs/${boot.organizationId}/spaces`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Profiled space' }),
+      });
+      spaceId = ((await res.json()) as { id: string }).id;
+      await maker.stop();
+    }
+    const quire = floor
+      ? await startProcess(
+          ['--cpu-prof', '--cpu-prof-dir', dir, '-r', '@swc-node/register', join(__dirname, 'nest-floor.ts'), 'serve'],
+          { DATABASE_URL: database.url },
+          port,
+        )
+      : await startProcess(['--cpu-prof', '--cpu-prof-dir', dir, MAIN], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, port);
+    const loadStarted = Date.now();
     const routes = { user: '/v1/user', space: `/v1/spaces/${spaceId}` };
     const chosen = (process.env.PROFILE_ROUTES ?? 'user,space').split(',') as (keyof typeof routes)[];
     for (const path of chosen.map((name) => routes[name])) {
+      await load(quire.url + path, headers, 1); // warm-up, left out of the summary with start-up
       const figures = await load(quire.url + path, headers, SECONDS);
       process.stdout.write(`${path}: ${figures.requestsPerSecond} req/s (profiled)\n`);
     }
+    const profiledMs = Date.now() - loadStarted;
     await quire.stop();
     const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
     if (!file) throw new Error(`no profile written in ${dir}`);
-    process.stdout.write(`\nCPU profile of GET /v1/user then GET /v1/spaces/{id}, ${SECONDS}s each, 10 connections (${join(dir, file)})\n\n`);
-    process.stdout.write(summarize(join(dir, file)));
+    process.stdout.write(
+      `\nCPU profile of ${floor ? 'the floor' : 'Quire'}, ${chosen.join(' then ')}, ${SECONDS}s each, 10 connections, start-up left out (${join(dir, file)})\n\n`,
+    );
+    process.stdout.write(summarize(join(dir, file), 25, profiledMs));
   } finally {
     await database.drop();
   }

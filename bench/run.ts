@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { createTestDatabase } from '../test/support/database';
-import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, startProcess, tablesFromMarkdown } from './harness';
+import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, Server, startProcess, tablesFromMarkdown } from './harness';
 
 /**
  * `npm run bench`: Quire against a bare node:http + pg server answering the same lookups, side
@@ -18,6 +19,8 @@ import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, 
  * Between the comparison and the cold start, bench/profile.ts profiles Quire on the same two routes
  * (PROFILE_SECONDS each, default 5) and prints the top frames. The comparison's rounds also measure the
  * stack's floor, a minimal NestJS app (bench/nest-floor.ts; BENCH_FLOOR=false leaves it out).
+ * Then a page read and ten concurrent renames of one space (`readsAndWrites`; BENCH_BASE=<another build's
+ * main.js> runs that build in the same alternating rounds, for a before and after).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -99,6 +102,7 @@ async function compareWithBaseline(recorder: BenchRecorder): Promise<void> {
     const lines: string[] = [];
     const floorLines: string[] = [];
     const measured: { name: string; quire: Figures[]; bare: Figures[]; floor: Figures[] }[] = [];
+    const quireFloorLines: string[] = [];
     for (const [name, path] of routes) {
       await load(quire.url + path, headers, 2); // warm-up
       await load(bare.url + path, headers, 2);
@@ -116,12 +120,18 @@ async function compareWithBaseline(recorder: BenchRecorder): Promise<void> {
         if (floor && (f[round].non2xx || f[round].errors)) throw new Error(`${name}: the floor answered non-2xx or errors`);
       }
       lines.push(row(name, q, b));
-      if (floor) floorLines.push(row(name, f, b));
       measured.push({ name, quire: q, bare: b, floor: f });
+      if (floor) {
+        floorLines.push(row(name, f, b));
+        // The goal of the hot path: Quire ÷ the floor, per round (both measured in the same round).
+        const ratios = q.map((figures, round) => figures.requestsPerSecond / f[round].requestsPerSecond);
+        quireFloorLines.push(`| ${name} | ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) |`);
+      }
     }
-    await quire.stop();
     await bare.stop();
     await floor?.stop();
+    const readWrite = await readsAndWrites(quire, database.url, env, limits, boot.organizationId, headers);
+    await quire.stop();
 
     process.stdout.write(`\nThroughput: ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections, loopback, same database; medians\n\n`);
     process.stdout.write(
@@ -135,11 +145,119 @@ async function compareWithBaseline(recorder: BenchRecorder): Promise<void> {
         '| route | floor req/s | floor p50 ms | floor p99 ms | bare req/s | bare p50 ms | bare p99 ms | floor/bare (per round) |\n|---|---|---|---|---|---|---|---|\n',
       );
       process.stdout.write(`${floorLines.join('\n')}\n`);
+      process.stdout.write(`\nQuire ÷ the floor, req/s in the same rounds:\n\n| route | Quire/floor (per round) |\n|---|---|\n${quireFloorLines.join('\n')}\n`);
     }
     record(recorder, measured);
+    process.stdout.write(readWrite);
+    for (const table of tablesFromMarkdown(readWrite)) recorder.table(table.title, table.columns, table.rows);
   } finally {
     await database.drop();
   }
+}
+
+/** user + system CPU time of a process so far, in microseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+  } catch {
+    return 0; // a backend that ended meanwhile
+  }
+}
+
+/** CPU of the database's backends (all but `probe`'s own), by pid. */
+async function backendCpu(probe: Client): Promise<Map<number, number>> {
+  const { rows } = await probe.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  return new Map(rows.map(({ pid }) => [pid, cpuMicros(pid)]));
+}
+
+interface ServerFigures extends Figures {
+  /** The server process's CPU per request, µs. */
+  serverCpu: number;
+  /** The PostgreSQL backends' CPU per request, µs (backends present at the end, from their CPU at the start or 0). */
+  databaseCpu: number;
+}
+
+async function measured(server: Server, probe: Client, url: string, headers: Record<string, string>, seconds: number, request?: Parameters<typeof load>[4]) {
+  const pid = server.process.pid as number;
+  const [serverBefore, databaseBefore] = [cpuMicros(pid), await backendCpu(probe)];
+  const figures = await load(url, headers, seconds, 10, request);
+  const serverCpu = cpuMicros(pid) - serverBefore;
+  let databaseCpu = 0;
+  for (const [backend, cpu] of await backendCpu(probe)) databaseCpu += cpu - (databaseBefore.get(backend) ?? 0);
+  const requests = Math.max(1, figures.requestsPerSecond * seconds);
+  if (figures.non2xx || figures.errors) throw new Error(`${url}: ${figures.non2xx} non-2xx, ${figures.errors} errors`);
+  return { ...figures, serverCpu: serverCpu / requests, databaseCpu: databaseCpu / requests };
+}
+
+/**
+ * Two rows past the hot path: a page read (`GET /v1/spaces/{id}/content/page/{pageId}`, a page of
+ * two sub-pages, with the server's CPU and the PostgreSQL backends' CPU per request, read from
+ * /proc/<pid>/stat over each round) and ten concurrent renames of one space (`PATCH /v1/spaces/{id}`,
+ * ten connections, each request waiting for the space's row lock: req/s and p99). With BENCH_BASE
+ * (another build's `dist/src/main.js`) that build runs too, its rounds alternating with this one's.
+ */
+async function readsAndWrites(
+  quire: Server,
+  databaseUrl: string,
+  env: Record<string, string>,
+  limits: Record<string, string>,
+  organizationId: string,
+  headers: Record<string, string>,
+): Promise<string> {
+  const post = async (url: string, body: unknown) => {
+    const res = await fetch(`${quire.url}${url}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown> & { id: string }>;
+  };
+  const space = (await post(`/v1/orgs/${organizationId}/spaces`, { title: 'Bench pages' })).id;
+  const renamed = (await post(`/v1/orgs/${organizationId}/spaces`, { title: 'Bench renames' })).id;
+  const cr = (await post(`/v1/spaces/${space}/change-requests`, { subject: 'pages' })).id;
+  const body = (n: number) => `# Section ${n}\n\n${'A paragraph of the bench page, with [a link](https://example.com) and `code`. '.repeat(8)}\n`;
+  const written = (await post(`/v1/spaces/${space}/change-requests/${cr}/content?compat=false`, {
+    changes: [{ operation: 'insert_page', title: 'Guide', slug: 'guide', document: { markdown: body(1) } }],
+  })) as unknown as { changes: { page: { id: string } }[] };
+  const pageId = written.changes[0].page.id;
+  await post(`/v1/spaces/${space}/change-requests/${cr}/content?compat=false`, {
+    changes: [1, 2].map((n) => ({ operation: 'insert_page', title: `Part ${n}`, slug: `part-${n}`, into: pageId, document: { markdown: body(n + 1) } })),
+  });
+  await post(`/v1/spaces/${space}/change-requests/${cr}/merge`, {});
+
+  const servers: [string, Server][] = [['Quire', quire]];
+  if (process.env.BENCH_BASE)
+    servers.push(['base', await startProcess([process.env.BENCH_BASE], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, await freePort())]);
+  const probe = new Client({ connectionString: databaseUrl });
+  await probe.connect();
+  const rows: string[] = [];
+  try {
+    const cases: [string, string, Parameters<typeof load>[4]][] = [
+      ['page read `GET …/content/page/{id}`', `/v1/spaces/${space}/content/page/${pageId}`, undefined],
+      ['10 concurrent renames `PATCH /v1/spaces/{id}`', `/v1/spaces/${renamed}`, { method: 'PATCH', body: { title: 'Renamed by the bench' } }],
+    ];
+    for (const [name, path, request] of cases) {
+      for (const [, server] of servers) await load(server.url + path, headers, 2, 10, request); // warm-up
+      const results = new Map<string, ServerFigures[]>(servers.map(([label]) => [label, []]));
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let i = 0; i < servers.length; i++) {
+          const [label, server] = servers[(i + round) % servers.length];
+          results.get(label)!.push(await measured(server, probe, server.url + path, headers, SECONDS, request));
+        }
+      }
+      for (const [label, figures] of results) {
+        const m = (key: keyof ServerFigures) => Math.round(median(figures.map((f) => f[key])));
+        rows.push(`| ${name} | ${label} | ${m('requestsPerSecond')} | ${m('p50')} | ${m('p99')} | ${m('serverCpu')} | ${m('databaseCpu')} |`);
+      }
+    }
+  } finally {
+    await probe.end();
+    for (const [label, server] of servers) if (label !== 'Quire') await server.stop();
+  }
+  return (
+    `\nPage read and concurrent writes: ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections; medians; CPU per request from /proc (server process; PostgreSQL backends)\n\n` +
+    '| row | build | req/s | p50 ms | p99 ms | server CPU µs/request | PostgreSQL CPU µs/request |\n|---|---|---|---|---|---|---|\n' +
+    `${rows.join('\n')}\n`
+  );
 }
 
 /** A space to read, through the API (absent until the spaces module exists). */

@@ -11,6 +11,7 @@ import { MetricsService } from './common/metrics/metrics.service';
 import { EntityIdParamPipe } from './common/validation/entity-id-param.pipe';
 import { buildOpenApiDocument } from './common/openapi/document';
 import { AppConfig } from './config/app-config';
+import { bindCacheTags } from './modules/published/site-auth/cache-tags.guard';
 
 /** Everything between "app created" and "listening", shared by the server, the tests and the bench. */
 export function setupApp(app: NestExpressApplication, config: AppConfig, logger: Logger): INestApplication {
@@ -26,6 +27,8 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   // Ids in the path first (400 naming the parameter), then the DTOs.
   app.useGlobalPipes(new EntityIdParamPipe(), createValidationPipe());
   bindIdempotency(app);
+  // x-gitbook-cache-tag: a guard on the routes open to site tokens, after their own guards.
+  bindCacheTags(app);
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });

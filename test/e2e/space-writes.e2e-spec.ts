@@ -95,6 +95,46 @@ describe('space writes under the row lock', () => {
     expect(after.deleted_at).not.toBeNull();
   });
 
+  it('a rename answers the space as the lock found it and the rename left it: what a GET reads after the commit', async () => {
+    const org = await createOrganization(t);
+    const space = await createSpace(t, org, { title: 'Before' });
+    // While the rename waits for the row, the lock's holder locks the space's content and changes its emoji.
+    const lock = await holdRow(space.id);
+    let renamed: Promise<Response>;
+    try {
+      await lock.holder.query(`UPDATE spaces SET edit_mode = 'locked', emoji = '1f4d8' WHERE id = $1`, [space.id]);
+      renamed = send(org, 'patch', space.id);
+      await lockWaiters(1);
+    } finally {
+      await lock.release();
+    }
+    const patched = await renamed;
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ title: 'Written by the PATCH', emoji: '1f4d8' });
+    expect(patched.body.permissions).toMatchObject({ admin: true, edit: false, merge: false });
+    const read = await t.http
+      .get(`/v1/spaces/${space.id}`)
+      .set(...org.admin.auth)
+      .expect(200);
+    expect(patched.body).toEqual(read.body);
+    // A change the caller's rank depends on is read back, not derived.
+    const other = await createOrganization(t);
+    const guestSpace = await createSpace(t, other, { title: 'Levels' });
+    const levelled = await t.http
+      .patch(`/v1/spaces/${guestSpace.id}`)
+      .set(...other.admin.auth)
+      .send({ defaultLevel: 'edit' })
+      .expect(200);
+    expect(levelled.body).toEqual(
+      (
+        await t.http
+          .get(`/v1/spaces/${guestSpace.id}`)
+          .set(...other.admin.auth)
+          .expect(200)
+      ).body,
+    );
+  });
+
   it('an import that crawled while the space was being locked finds it locked under the row lock: 403, no new revision', async () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);

@@ -4,12 +4,30 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { JsonReplyAdapter, weakEtag } from '../../src/common/http/json-reply.adapter';
 import { SecurityHeaders } from '../../src/common/http/security-headers';
+import pino from 'pino';
+import { isoTimeOncePerMillisecond } from '../../src/common/logging/logger';
 
 /**
  * The hot path's shortcuts answer exactly what the general code answers: the ETag express
  * computes, the headers helmet sets, the bytes `res.json()` writes (docs/scaling.md, "The hot path").
  */
 describe('hot path', () => {
+  it("the log line's time is pino's isoTime, formatted again only when the millisecond changes", () => {
+    let clock = Date.UTC(2026, 10, 27, 7, 30, 0, 123);
+    const time = isoTimeOncePerMillisecond(() => clock);
+    const realNow = Date.now;
+    try {
+      for (const step of [0, 0, 1, 999, 0, 86_400_000]) {
+        clock += step;
+        Date.now = () => clock;
+        expect(time()).toBe(pino.stdTimeFunctions.isoTime());
+      }
+    } finally {
+      Date.now = realNow;
+    }
+    expect(time()).toBe(`,"time":"${new Date(clock).toISOString()}"`);
+  });
+
   it("weakEtag is express's weak ETag, for text and bytes", () => {
     const app = express();
     const expressEtag = app.get('etag fn') as (body: string | Buffer, encoding?: BufferEncoding) => string;

@@ -38,6 +38,12 @@ const findOneSql = (table: string, alias: string, rankSql: string) =>
      LEFT JOIN memberships m ON ${MEMBERSHIP_JOIN(alias).replace(':accessUser', '$1')}
     WHERE ${alias}.id = $2`;
 const FIND_SPACE_SQL = findOneSql('spaces', 's', SPACE_RANK_SQL);
+/**
+ * The same, taking the space's row lock (`FOR UPDATE` of the space alone): a writer locks the row and
+ * re-checks the caller's access in one statement. Behind a concurrent writer PostgreSQL reads the row
+ * as that writer left it (deleted, locked, moved); memberships and grants as the statement found them.
+ */
+const LOCK_SPACE_SQL = `${FIND_SPACE_SQL} FOR UPDATE OF s`;
 const FIND_COLLECTION_SQL = findOneSql('collections', 'c', COLLECTION_RANK_SQL);
 
 /** Queries of the access model: effective ranks and what a caller can see in lists. */
@@ -45,11 +51,14 @@ const FIND_COLLECTION_SQL = findOneSql('collections', 'c', COLLECTION_RANK_SQL);
 export class AccessRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The space (deleted or not) with the caller's rank on it, in one query; null when it does not exist. */
-  async findSpace(userId: string, spaceId: string, manager?: EntityManager): Promise<Ranked<Space> | null> {
+  /**
+   * The space (deleted or not) with the caller's rank on it, in one query; null when it does not exist.
+   * `lock`: its row locked until `manager`'s transaction ends (the space's write path).
+   */
+  async findSpace(userId: string, spaceId: string, manager?: EntityManager, lock = false): Promise<Ranked<Space> | null> {
     // Behind every space route: prepared once per connection, unless it must run in the caller's transaction.
     const [row] = manager
-      ? await manager.query(FIND_SPACE_SQL, [userId, spaceId])
+      ? await manager.query(lock ? LOCK_SPACE_SQL : FIND_SPACE_SQL, [userId, spaceId])
       : await queryPrepared<Record<string, unknown> & RankColumns>(this.dataSource, 'quire_find_space', FIND_SPACE_SQL, [userId, spaceId]);
     return row ? this.hydrateRanked(Space, row, manager ?? this.dataSource.manager) : null;
   }

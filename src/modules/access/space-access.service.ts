@@ -24,6 +24,8 @@ export interface ResolveOptions {
   /** Deleted spaces answer 404 unless this is set (only restore reaches them). */
   includeDeleted?: boolean;
   manager?: EntityManager;
+  /** Lock the space's row in `manager`'s transaction with the same statement (`SpaceUnitOfWork`). */
+  lock?: boolean;
 }
 
 /** Levels below which content actions are refused whatever the edit mode, for the 403 message. */
@@ -40,7 +42,7 @@ export class SpaceAccessService {
 
   /** 404 when the space does not exist, is deleted, or the caller has no way in (not in its organization and no grant). */
   async resolve(user: User, spaceId: string, options: ResolveOptions = {}): Promise<SpaceAccess> {
-    const found = await this.access.findSpace(user.id, spaceId, options.manager);
+    const found = await this.access.findSpace(user.id, spaceId, options.manager, options.lock);
     if (!found || !found.member || (found.item.deletedAt !== null && !options.includeDeleted)) {
       throw accessError('space.not_found', `Space ${spaceId} not found`);
     }

@@ -10,14 +10,40 @@ import type { PageWithBody, TreeCursor, TreeRow } from './content.read-model';
 import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
+import { hydrate } from '../../database/hydrate';
+import { queryPrepared } from '../../database/prepared-query';
+
+const FIND_REVISION_SQL = `SELECT * FROM revisions WHERE id = $1 AND space_id = $2`;
+const REVISION_FILES_SQL = `SELECT * FROM revision_files WHERE revision_id = $1 ORDER BY file_id ASC`;
+const REVISION_REUSABLE_CONTENTS_SQL = `SELECT * FROM revision_reusable_contents WHERE revision_id = $1 ORDER BY reusable_content_id ASC`;
+
+/**
+ * A page and all its descendants, with their bodies, in one statement: the walk down the tree
+ * carries each row (the children read through LATERAL … OFFSET 0: `revision_pages` is a view over
+ * layers, which the planner cannot probe by a join key, but into both of whose branches it pushes
+ * `parent_id = sub.page_id` as an index condition), bodies joined by primary key; siblings in
+ * position order, as `find(…, { order: { parentId, position } })` gave them.
+ */
+const subtreeSql = (column: 'page_id' | 'path') => `WITH RECURSIVE sub AS (
+    SELECT p.*, true AS requested FROM revision_pages p WHERE p.revision_id = $1 AND p.${column} = $2
+    UNION ALL
+    SELECT c.*, false FROM sub, LATERAL (SELECT * FROM revision_pages WHERE revision_id = $1 AND parent_id = sub.page_id OFFSET 0) c
+  )
+  SELECT sub.*, d.markdown AS body_markdown FROM sub LEFT JOIN documents d ON d.id = sub.document_id
+  ORDER BY sub.requested DESC, sub.parent_id ASC, sub.position ASC`;
+const SUBTREE_BY_ID_SQL = subtreeSql('page_id');
+const SUBTREE_BY_PATH_SQL = subtreeSql('path');
 
 /** Reads of a revision's content: tree, bodies, files. */
 @Injectable()
 export class ContentRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  findRevision(spaceId: string, revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<Revision | null> {
-    return manager.findOneBy(Revision, { id: revisionId, spaceId });
+  async findRevision(spaceId: string, revisionId: string, manager?: EntityManager): Promise<Revision | null> {
+    if (manager) return manager.findOneBy(Revision, { id: revisionId, spaceId });
+    // Behind every content read: prepared once per connection.
+    const [row] = await queryPrepared<Record<string, unknown>>(this.dataSource, 'quire_find_revision', FIND_REVISION_SQL, [revisionId, spaceId]);
+    return row ? hydrate(this.dataSource, Revision, row) : null;
   }
 
   /** Every page of the revision, siblings in position order. */
@@ -38,24 +64,16 @@ export class ContentRepository {
    * both of whose branches it pushes `parent_id = sub.page_id` as an index condition.
    */
   async subtree(revisionId: string, where: { pageId: string } | { path: string }): Promise<PageWithBody[]> {
-    const [column, value] = 'pageId' in where ? ['page_id', where.pageId] : ['path', where.path];
-    const ids: { page_id: string }[] = await this.dataSource.query(
-      `WITH RECURSIVE sub AS (
-         SELECT page_id FROM revision_pages WHERE revision_id = $1 AND ${column} = $2
-         UNION ALL
-         SELECT c.page_id FROM sub, LATERAL (SELECT page_id FROM revision_pages WHERE revision_id = $1 AND parent_id = sub.page_id OFFSET 0) c
-       )
-       SELECT page_id FROM sub`,
-      [revisionId, value],
+    const byId = 'pageId' in where;
+    // One prepared statement: the walk carries the rows themselves, each with its body.
+    const rows = await queryPrepared<Record<string, unknown> & { body_markdown: string | null }>(
+      this.dataSource,
+      byId ? 'quire_subtree_by_id' : 'quire_subtree_by_path',
+      byId ? SUBTREE_BY_ID_SQL : SUBTREE_BY_PATH_SQL,
+      [revisionId, byId ? where.pageId : where.path],
     );
-    if (ids.length === 0) return [];
-    const pages = await this.dataSource.manager.find(RevisionPage, {
-      where: { revisionId, pageId: In(ids.map((row) => row.page_id)) },
-      order: { parentId: 'ASC', position: 'ASC' },
-    });
-    // The requested page first, its descendants after.
-    pages.sort((a, b) => Number(b.pageId === ids[0].page_id) - Number(a.pageId === ids[0].page_id));
-    return this.withBodies(pages, this.dataSource.manager);
+    // The requested page first, its descendants after (the statement's order).
+    return rows.map((row) => Object.assign(hydrate(this.dataSource, RevisionPage, row), { markdown: row.body_markdown }));
   }
 
   /**
@@ -207,8 +225,11 @@ export class ContentRepository {
     }
   }
 
-  files(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionFile[]> {
-    return manager.find(RevisionFile, { where: { revisionId }, order: { fileId: 'ASC' } });
+  async files(revisionId: string, manager?: EntityManager): Promise<RevisionFile[]> {
+    if (manager) return manager.find(RevisionFile, { where: { revisionId }, order: { fileId: 'ASC' } });
+    // Part of every revision read: prepared once per connection.
+    const rows = await queryPrepared<Record<string, unknown>>(this.dataSource, 'quire_revision_files', REVISION_FILES_SQL, [revisionId]);
+    return rows.map((row) => hydrate(this.dataSource, RevisionFile, row));
   }
 
   /** Files in id order (ids are time-ordered, so oldest first). */
@@ -226,8 +247,12 @@ export class ContentRepository {
     return blob?.data ?? null;
   }
 
-  reusableContents(revisionId: string, manager: EntityManager = this.dataSource.manager): Promise<RevisionReusableContent[]> {
-    return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
+  async reusableContents(revisionId: string, manager?: EntityManager): Promise<RevisionReusableContent[]> {
+    if (manager) return manager.find(RevisionReusableContent, { where: { revisionId }, order: { reusableContentId: 'ASC' } });
+    const rows = await queryPrepared<Record<string, unknown>>(this.dataSource, 'quire_revision_reusable_contents', REVISION_REUSABLE_CONTENTS_SQL, [
+      revisionId,
+    ]);
+    return rows.map((row) => hydrate(this.dataSource, RevisionReusableContent, row));
   }
 
   /** One reusable content of a revision, or null. */

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from '../access/access.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
@@ -10,7 +10,7 @@ import { PublishedService } from './published.service';
 import { PublishingAuthController } from './publishing-auth.controller';
 import { PublishingAuthService } from './publishing-auth.service';
 import { SiteAuthModule } from './site-auth/site-auth.module';
-import { CacheTagsInterceptor } from './site-auth/cache-tags.interceptor';
+import { CacheTagsGuard } from './site-auth/cache-tags.guard';
 import { SiteTokenGuard } from './site-auth/site-token.guard';
 import { SitePublishingAuth } from './site-publishing-auth.entity';
 import { SnapshotFreshness } from './snapshot-freshness';
@@ -38,7 +38,7 @@ import { SiteAuthUrlsProvider } from './site-auth-urls';
     PublishingAuthService,
     PublishingAuthRepository,
     { provide: APP_GUARD, useClass: SiteTokenGuard },
-    { provide: APP_INTERCEPTOR, useClass: CacheTagsInterceptor },
+    CacheTagsGuard,
     SiteAuthUrlsProvider,
     { provide: SITE_AUTH_URLS, useExisting: SiteAuthUrlsProvider },
   ],

@@ -8,7 +8,14 @@ import { Space } from '../space-model/space.entity';
 import { visibilityIn } from '../space-model/space.rules';
 import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './space-writes.repository';
 import { PreparedSearchTable, SearchIndexWritesRepository } from './search-index-writes.repository';
-import { accessError } from '../access/access.errors';
+import { spacePermissions } from '../access/access.policy';
+
+/**
+ * Columns of a space the caller's rank does not depend on (`SPACE_RANK_SQL` reads the role, default
+ * levels, ancestors and grants); `editMode` only narrows `permissions`, which `spacePermissions`
+ * derives from the row.
+ */
+const RANK_NEUTRAL: ReadonlySet<keyof SpaceChanges> = new Set(['title', 'emoji', 'editMode', 'visibility', 'position']);
 
 /**
  * A revision `commitRevision` activates. With `delta` (the pages that differ from the active
@@ -94,8 +101,9 @@ export class SpaceUnitOfWork {
   run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {
     return this.dataSource.transaction(async (em) => {
       await options.lockFirst?.(em);
-      if (!(await this.rows.lock(spaceId, em))) throw accessError('space.not_found', `Space ${spaceId} not found`);
-      const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em });
+      // The row lock and the re-check of the caller's access are one statement: the route's guard has
+      // authorized the caller before the transaction, so the lock is held only from here to the commit.
+      const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em, lock: true });
       return work(this.writeOf(caller, access, em, options));
     });
   }
@@ -121,16 +129,30 @@ export class SpaceUnitOfWork {
 
   private writeOf(caller: User, access: SpaceAccess, em: EntityManager, options: RunOptions): SpaceWrite {
     const { space } = access;
+    // The row as this write leaves it, while only columns the caller's rank does not depend on changed
+    // through `update` and nothing else went through the write (its `em` included): `reload` then
+    // answers from it without a query, so the lock is not held for one more round trip.
+    let current: Space | undefined = space;
+    const unsettle = () => (current = undefined);
     return {
-      em,
+      get em() {
+        unsettle();
+        return em;
+      },
       access,
       space,
-      update: (changes) => {
+      update: async (changes) => {
         const next = { ...changes };
         if (changes.parentId !== undefined) next.visibility = visibilityIn(changes.visibility ?? space.visibility, changes.parentId);
-        return this.rows.update(space.id, next, em);
+        const updatedAt = await this.rows.update(space.id, next, em);
+        if (!current || updatedAt === undefined) return;
+        const changed = Object.entries(next).filter(([, value]) => value !== undefined);
+        current = changed.every(([column]) => RANK_NEUTRAL.has(column as keyof SpaceChanges))
+          ? Object.assign(Object.create(Object.getPrototypeOf(current) as object) as Space, current, Object.fromEntries(changed), { updatedAt })
+          : undefined;
       },
       commitRevision: async (produce) => {
+        unsettle();
         const revision = await produce(space.revisionId, em);
         try {
           await this.activate(space.id, revision, em, caller, space.revisionId);
@@ -141,9 +163,19 @@ export class SpaceUnitOfWork {
         }
         return revision;
       },
-      count: (delta) => this.rows.count(space.id, delta, em),
-      nextChangeRequestNumber: () => this.rows.nextChangeRequestNumber(space.id, em),
-      reload: () => this.access.resolve(caller, space.id, { includeDeleted: options.includeDeleted, manager: em }),
+      count: (delta) => {
+        unsettle();
+        return this.rows.count(space.id, delta, em);
+      },
+      nextChangeRequestNumber: () => {
+        unsettle();
+        return this.rows.nextChangeRequestNumber(space.id, em);
+      },
+      reload: async () => {
+        if (current === space) return access;
+        if (current) return { ...access, space: current, permissions: spacePermissions(access.level, current) };
+        return this.access.resolve(caller, space.id, { includeDeleted: options.includeDeleted, manager: em });
+      },
     };
   }
 

@@ -29,17 +29,15 @@ export type SpaceChanges = Partial<
  */
 @Injectable()
 export class SpaceWritesRepository {
-  /** The space, its row locked until the transaction ends; null when it does not exist. */
-  lock(id: string, manager: EntityManager): Promise<Space | null> {
-    return manager.createQueryBuilder(Space, 's').setLock('pessimistic_write').where('s.id = :id', { id }).getOne();
-  }
-
   async insert(space: NewSpace, manager: EntityManager): Promise<void> {
     await manager.insert(Space, { ...space, revisionId: REVISION_PENDING });
   }
 
-  async update(id: string, changes: SpaceChanges, manager: EntityManager): Promise<void> {
-    if (Object.keys(changes).length > 0) await manager.update(Space, { id }, changes);
+  /** The changes, and `updated_at` as they set it (undefined when there was nothing to change or no row). */
+  async update(id: string, changes: SpaceChanges, manager: EntityManager): Promise<Date | undefined> {
+    if (Object.keys(changes).length === 0) return undefined;
+    const { raw } = await manager.createQueryBuilder().update(Space).set(changes).where('id = :id', { id }).returning('updated_at').execute();
+    return (raw as { updated_at: Date }[])[0]?.updated_at;
   }
 
   async setRevision(id: string, revisionId: string, manager: EntityManager): Promise<void> {
