@@ -34,6 +34,7 @@ import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-pr
 import { ChangeRequestReviews1800000240000 } from './1800000240000-change-request-reviews';
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
+import { AuditEvents1800000300000 } from './1800000300000-audit-events';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,
   OrganizationDefaultSite1800000290000,
+  AuditEvents1800000300000,
 ];

@@ -5,6 +5,7 @@ import type { CollectionErrorCode } from './modules/collections/collection.error
 import type { CommentErrorCode } from './modules/comments/comment.errors';
 import type { ChangeRequestErrorCode } from './modules/change-requests/change-request.errors';
 import type { ContentErrorCode } from './modules/content/content.errors';
+import type { AuditErrorCode } from './modules/audit/audit.errors';
 import type { InsightsErrorCode } from './modules/insights/insights.errors';
 import type { IntegrationErrorCode } from './modules/integrations/integration.errors';
 import type { InviteErrorCode } from './modules/invites/invite.errors';
@@ -40,6 +41,7 @@ export type ErrorCode =
   | SiteReadersErrorCode
   | OpenApiSpecErrorCode
   | InsightsErrorCode
+  | AuditErrorCode
   | ChangeRequestErrorCode
   | IntegrationErrorCode;
 
@@ -186,6 +188,7 @@ export const ERROR_STATUS: Record<ErrorCode, DomainErrorStatus> = {
   'insights.site_not_found': 404,
   'insights.invalid_event': 400,
   'insights.invalid_query': 400,
+  'audit_event.not_found': 404,
 
   'change_request.not_found': 404,
   'change_request.closed': 409,

@@ -26,6 +26,10 @@ export class AppConfig {
   readonly spaceRetentionDays: number;
   /** Days site insights events are kept before their partition is dropped (INSIGHTS_RETENTION_DAYS; 0: forever). */
   readonly insightsRetentionDays: number;
+  /** Days audit events are kept before their partition is detached and dropped (AUDIT_RETENTION_DAYS; 0: forever). */
+  readonly auditRetentionDays: number;
+  /** AUDIT_ENABLED: whether writes record audit events (on unless a bench turns it off). */
+  readonly auditEnabled: boolean;
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -80,6 +84,8 @@ export class AppConfig {
     this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
+    this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
+    this.auditEnabled = env.AUDIT_ENABLED;
     this.signingSecret = env.SIGNING_SECRET;
     this.encryption = {
       key: env.ENCRYPTION_KEY?.trim(),
