@@ -19,7 +19,9 @@ function callerOf(request: Request & Principals): { actor: AuditActor; source: A
   }
   if (request.sitePrincipal) return { actor: { type: 'system', id: `site:${request.sitePrincipal.siteId}`, label: 'Site API token' }, source: 'api' };
   const user = request.user;
-  return user ? { actor: { type: 'user', id: user.id, label: user.displayName }, source: 'api' } : { actor: { type: 'system', id: 'anonymous' }, source: 'api' };
+  return user
+    ? { actor: { type: 'user', id: user.id, label: user.displayName }, source: 'api' }
+    : { actor: { type: 'system', id: 'anonymous' }, source: 'api' };
 }
 
 /**

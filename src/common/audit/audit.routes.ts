@@ -30,7 +30,9 @@ export function bindAudit(app: INestApplication): void {
         const operationId = (Reflect.getMetadata(API_OPERATION, handler) as { operationId?: string } | undefined)?.operationId;
         const route = operationId ? AUDITED_ROUTES[operationId] : undefined;
         // The metadata lives on the class, which outlives an app (tests build several): replace an earlier app's instance.
-        const own = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).filter((other) => !(other instanceof AuditInterceptor));
+        const own = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? []).filter(
+          (other) => !(other instanceof AuditInterceptor),
+        );
         if (enabled && operationId && isAuditedRoute(route)) {
           interceptor.declare(handler, route, operationId);
           Reflect.defineMetadata(INTERCEPTORS_METADATA, [...own, interceptor], handler);

@@ -110,8 +110,7 @@ export async function organizationsToSeal(dataSource: DataSource): Promise<strin
 }
 
 export type VerifyResult =
-  | { organizationId: string; ok: true; events: number; head: string }
-  | { organizationId: string; ok: false; events: number; brokenAt: string; reason: string };
+  { organizationId: string; ok: true; events: number; head: string } | { organizationId: string; ok: false; events: number; brokenAt: string; reason: string };
 
 /**
  * Seals what waits, then walks the organization's chain in order and names the first break: an
@@ -138,13 +137,17 @@ export async function verifyOrganization(dataSource: DataSource, organizationId:
         if (seq !== last.seq + 1) return broken(row.id, `${seq - last.seq - 1} event(s) missing before this one (seq ${last.seq + 1}..${seq - 1})`);
         if (row.prev_hash !== last.hash) return broken(row.id, `prev_hash does not match the hash of the previous event ${last.id}`);
       }
-      if (hashEvent(row.prev_hash ?? '', seq, row) !== row.hash) return broken(row.id, 'the event was changed after it was sealed (its hash does not match its contents)');
+      if (hashEvent(row.prev_hash ?? '', seq, row) !== row.hash)
+        return broken(row.id, 'the event was changed after it was sealed (its hash does not match its contents)');
       events += 1;
       last = { seq, hash: row.hash as string, id: row.id };
     }
     if (rows.length < SEAL_BATCH) break;
   }
-  const [head] = (await dataSource.query(`SELECT seq, head_hash FROM audit_chains WHERE organization_id = $1`, [organizationId])) as { seq: string; head_hash: string }[];
+  const [head] = (await dataSource.query(`SELECT seq, head_hash FROM audit_chains WHERE organization_id = $1`, [organizationId])) as {
+    seq: string;
+    head_hash: string;
+  }[];
   const headSeq = head ? Number(head.seq) : 0;
   if (headSeq !== (last?.seq ?? 0) || (last && head.head_hash !== last.hash)) {
     return broken(last?.id ?? '-', `the chain head (seq ${headSeq}) is not the last event found (seq ${last?.seq ?? 0}): the newest events were removed`);

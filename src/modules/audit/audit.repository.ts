@@ -30,10 +30,7 @@ export class AuditRepository {
       where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     values.push(limit);
-    return this.dataSource.query(
-      `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
-      values,
-    );
+    return this.dataSource.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`, values);
   }
 
   async findOne(organizationId: string, id: string): Promise<AuditEventRow | null> {

@@ -51,7 +51,10 @@ export class ListAuditEventsDto {
   @MaxLength(256)
   target?: string;
 
-  @ApiPropertyOptional({ description: 'Quire: `ndjson` streams every filtered event, one JSON object per line (application/x-ndjson), ignoring page and limit.', enum: ['json', 'ndjson'] })
+  @ApiPropertyOptional({
+    description: 'Quire: `ndjson` streams every filtered event, one JSON object per line (application/x-ndjson), ignoring page and limit.',
+    enum: ['json', 'ndjson'],
+  })
   @Optional()
   @IsIn(['json', 'ndjson'])
   format?: 'json' | 'ndjson';
