@@ -30,6 +30,8 @@ export class AppConfig {
   readonly auditRetentionDays: number;
   /** AUDIT_ENABLED: whether writes record audit events (on unless a bench turns it off). */
   readonly auditEnabled: boolean;
+  /** AUDIT_STRICT (tests): a write that records no event fails instead of logging an error. */
+  readonly auditStrict: boolean;
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -86,6 +88,7 @@ export class AppConfig {
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
     this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
     this.auditEnabled = env.AUDIT_ENABLED;
+    this.auditStrict = env.AUDIT_STRICT;
     this.signingSecret = env.SIGNING_SECRET;
     this.encryption = {
       key: env.ENCRYPTION_KEY?.trim(),

@@ -123,6 +123,12 @@ export class EnvironmentVariables {
   @IsBoolean()
   AUDIT_ENABLED: boolean = true;
 
+  /** Tests: a writing route that succeeds without recording its audit event fails (500) instead of logging an error. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  AUDIT_STRICT: boolean = false;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)

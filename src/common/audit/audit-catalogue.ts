@@ -170,10 +170,8 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   renderIntegrationUIWithPost: NOT_A_CHANGE('renders an integration’s UI; the script may write, through routes of its own'),
 };
 
-/** Actions recorded outside the route table (by the system, not a route). */
-const SYSTEM_ACTIONS: Record<string, string> = {
-  'auth.lockout_started': 'Sign-in attempts locked out after repeated failures',
-};
+/** Actions recorded outside the route table (by the system, not a route): none yet (docs/modules/audit.md, "Not recorded"). */
+const SYSTEM_ACTIONS: Record<string, string> = {};
 
 function labelOf(action: string): string {
   const [resource, verb] = action.split('.');

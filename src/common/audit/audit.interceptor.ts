@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { from, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
 import { auditScope, type AuditActor, type AuditScope, type AuditSource } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
 import { AuditCommitSubscriber } from './audit.subscriber';
@@ -39,6 +40,7 @@ export class AuditInterceptor implements NestInterceptor {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly subscriber: AuditCommitSubscriber,
+    private readonly config: AppConfig,
   ) {}
 
   declare(handler: object, route: AuditedRoute, operationId: string): void {
@@ -67,6 +69,11 @@ export class AuditInterceptor implements NestInterceptor {
     const body = await lastValue(handled);
     if (!scope.recordedId) {
       await auditScope.run(scope, () => this.dataSource.transaction((em) => this.subscriber.recordRoute(scope, em)));
+    }
+    if (!scope.recordedId) {
+      // The organization could not be known: the catalogue or the service must say it (audit-coverage test).
+      if (this.config.auditStrict) throw new Error(`${scope.operationId} succeeded without recording its audit event`);
+      this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
     }
     if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body);
     return body;
