@@ -49,3 +49,13 @@ export interface AuditScope {
 }
 
 export const auditScope = new AsyncLocalStorage<AuditScope>();
+
+/**
+ * Tells the request's commit hook which organization the change belongs to, when neither the path, the
+ * checked space or collection, nor a row the request inserted says it (a declined invite, an unpublished
+ * integration). Call before the transaction commits; no-op outside a writing request.
+ */
+export function noteAuditOrganization(organizationId: string): void {
+  const scope = auditScope.getStore();
+  if (scope && !scope.recordedId) scope.insertedOrganizationId ??= organizationId;
+}
