@@ -1,9 +1,12 @@
 import { auditScope, type AuditScope } from '../../src/common/audit/audit.context';
+import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
+import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
 import { AuditSealerService } from '../../src/modules/audit/audit-sealer.service';
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { TEST_DATABASE_URL } from '../support/database';
+import { publishScript } from '../support/integration-fixtures';
 import { runCli } from '../support/run-cli';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -110,6 +113,35 @@ describe('audit log (issue 28)', () => {
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ actor_id: org.admin.user.id, target_type: 'user' });
       expect(rows[0].payload.changes).toEqual([{ field: 'role', after: 'edit' }]);
+    });
+
+    it('an integration script token: the installation is the actor, `integration` the source', async () => {
+      const name = `audit-${Date.now().toString(36)}`;
+      await publishScript(t, org.admin, org.id, name, 'export default { fetch() { return new Response("OK"); } };', { scopes: [...INTEGRATION_SCOPES] });
+      const installed = await t.http
+        .post(`/v1/integrations/${name}/installations`)
+        .set(...org.admin.auth)
+        .send({ organization: org.id })
+        .expect(201);
+      const installationId = installed.body.id as string;
+      await t.dataSource.query(`UPDATE integration_installations SET granted_scopes = $2, space_selection = 'all' WHERE id = $1`, [
+        installationId,
+        JSON.stringify(INTEGRATION_SCOPES),
+      ]);
+      const [{ id: integrationId }] = await t.dataSource.query(`SELECT id FROM integrations WHERE name = $1`, [name]);
+      const [token] = await t.app.get(IntegrationTokensService).mint(integrationId, installationId);
+      // A script configures its own installation.
+      const res = await t.http
+        .patch(`/v1/integrations/${name}/installations/${installationId}`)
+        .set('Authorization', `Bearer ${token}`)
+        .send({ configuration: {} });
+      expect(res.status).toBe(200);
+      const rows = await events(org.id, `action = 'integration_installation.updated' AND target_id = $2`, [installationId]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ actor_type: 'installation', actor_id: installationId, source: 'integration', target_type: 'integration-installation' });
+      // The installing admin's own call is a user's, from the API.
+      const [install] = await events(org.id, `action = 'integration_installation.created'`);
+      expect(install).toMatchObject({ actor_type: 'user', actor_id: org.admin.user.id, source: 'api', target_id: installationId });
     });
 
     it('nothing is recorded for a refused (403, 404) or invalid (400) request', async () => {
