@@ -34,6 +34,7 @@ import { OpenApiProcessingErrors1800000230000 } from './1800000230000-openapi-pr
 import { ChangeRequestReviews1800000240000 } from './1800000240000-change-request-reviews';
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
+import { AuditEvents1800000300000 } from './1800000300000-audit-events';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
@@ -76,6 +77,7 @@ export const MIGRATIONS = [
   ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,
   OrganizationDefaultSite1800000290000,
+  AuditEvents1800000300000,
   PublicMergeRules1800000310000,
   ReviewComments1800000311000,
   TeamReviewers1800000312000,

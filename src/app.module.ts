@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AuditCoreModule } from './common/audit/audit.module';
 import { AuthModule } from './common/auth/auth.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { ERROR_STATUSES } from './common/errors/domain-error';
@@ -15,6 +16,7 @@ import { HealthModule } from './health/health.module';
 import { JobsModule } from './jobs/jobs.module';
 import { AccessModule } from './modules/access/access.module';
 import { AdminModule } from './modules/admin/admin.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { CommentsModule } from './modules/comments/comments.module';
 import { ChangeRequestsModule } from './modules/change-requests/change-requests.module';
 import { CollectionsModule } from './modules/collections/collections.module';
@@ -58,6 +60,7 @@ export const DOMAIN_MODULES = [
   IntegrationsModule,
   // After IntegrationsModule: its global guard (the site-token guard) runs after the script-scope guard.
   PublishedModule,
+  AuditModule,
 ];
 
 @Module({})
@@ -75,6 +78,7 @@ export class AppModule {
         HealthModule,
         JobsModule,
         IdempotencyModule,
+        AuditCoreModule,
         MetricsModule,
         ...DOMAIN_MODULES,
       ],

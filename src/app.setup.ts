@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createValidationPipe } from './common/errors/validation';
 import { weakEtag } from './common/http/json-reply.adapter';
 import { requestEdge } from './common/http/request-edge';
+import { bindAudit } from './common/audit/audit.routes';
 import { bindIdempotency } from './common/idempotency/idempotency.routes';
 import { useInputGate } from './common/input-gate/input-gate';
 import { MetricsService } from './common/metrics/metrics.service';
@@ -29,6 +30,7 @@ export function setupApp(app: NestExpressApplication, config: AppConfig, logger:
   bindIdempotency(app);
   // x-gitbook-cache-tag: a guard on the routes open to site tokens, after their own guards.
   bindCacheTags(app);
+  bindAudit(app);
 
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });

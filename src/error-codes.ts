@@ -1,6 +1,7 @@
 import type { ErrorStatusTable } from './common/errors/domain-error';
 import { ACCESS_ERRORS } from './modules/access/access.errors';
 import { ADMIN_ERRORS } from './modules/admin/admin.errors';
+import { AUDIT_ERRORS } from './modules/audit/audit.errors';
 import { CHANGE_REQUEST_ERRORS } from './modules/change-requests/change-request.errors';
 import { COLLECTION_ERRORS } from './modules/collections/collection.errors';
 import { COMMENT_ERRORS } from './modules/comments/comment.errors';
@@ -30,6 +31,7 @@ import { USER_ERRORS } from './modules/users/user.errors';
 export const ERROR_STATUS = Object.freeze({
   ...ACCESS_ERRORS,
   ...ADMIN_ERRORS,
+  ...AUDIT_ERRORS,
   ...CHANGE_REQUEST_ERRORS,
   ...COLLECTION_ERRORS,
   ...COMMENT_ERRORS,

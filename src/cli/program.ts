@@ -13,6 +13,7 @@ import { ConfigError } from '../config/env.schema';
 import { createDataSource, runMigrations } from '../database/data-source';
 import { resolveDatabase, ResolvedDatabase } from '../database/database-url';
 import { AdminService } from '../modules/admin/admin.service';
+import { verifyOrganization } from '../modules/audit/audit-chain';
 
 /** Where a CLI run reads its settings and writes its output: the process, or a test calling it in-process. */
 export interface CliIo {
@@ -80,6 +81,9 @@ async function withDataSource<T>(io: CliIo, work: (dataSource: DataSource) => Pr
   });
 }
 
+/** A broken chain: the result is already printed; the exit code says it. */
+class AuditChainBroken extends Error {}
+
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
 
@@ -143,6 +147,16 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('audit:verify')
+    .description("seal an organization's pending audit events, then walk its hash chain; prints the first break (event id and why) and exits 1 on one")
+    .requiredOption('--org <id>', 'organization id')
+    .action(async (options: { org: string }) => {
+      const result = await withDataSource(io, (dataSource) => verifyOrganization(dataSource, options.org));
+      print(result);
+      if (!result.ok) throw new AuditChainBroken(result.reason);
+    });
+
+  program
     .command('migration:run')
     .description('apply pending migrations')
     .action(async () => print({ applied: await withDataSource(io, runMigrations) }));
@@ -191,6 +205,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error: unknown) {
     if (error instanceof CommanderError) return error.exitCode; // commander printed its own message (or help)
+    if (error instanceof AuditChainBroken) return 1;
     if (error instanceof ConfigError || error instanceof SecretDecryptionError) log(error.message);
     else if (error instanceof HttpException) log(`error: ${error.message}`);
     else log(`error: ${error instanceof Error ? error.message : String(error)}`);

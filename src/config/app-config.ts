@@ -30,6 +30,12 @@ export class AppConfig {
   readonly spaceRetentionDays: number;
   /** Days site insights events are kept before their partition is dropped (INSIGHTS_RETENTION_DAYS; 0: forever). */
   readonly insightsRetentionDays: number;
+  /** Days audit events are kept before their partition is detached and dropped (AUDIT_RETENTION_DAYS; 0: forever). */
+  readonly auditRetentionDays: number;
+  /** AUDIT_ENABLED: whether writes record audit events (on unless a bench turns it off). */
+  readonly auditEnabled: boolean;
+  /** AUDIT_STRICT (tests): a write that records no event fails instead of logging an error. */
+  readonly auditStrict: boolean;
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -86,6 +92,9 @@ export class AppConfig {
     this.redis = env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX, timeoutMs: env.REDIS_TIMEOUT_MS } : undefined;
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
+    this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
+    this.auditEnabled = env.AUDIT_ENABLED;
+    this.auditStrict = env.AUDIT_STRICT;
     this.signingSecret = env.SIGNING_SECRET;
     this.encryption = {
       key: env.ENCRYPTION_KEY?.trim(),

@@ -120,6 +120,26 @@ export class EnvironmentVariables {
   @Max(3650)
   INSIGHTS_RETENTION_DAYS: number = 400;
 
+  /** Days audit events are kept; monthly partitions wholly older are detached and dropped by an hourly job (0: kept forever). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  AUDIT_RETENTION_DAYS: number = 400;
+
+  /** Whether writes record audit events (false only to measure the recording's cost: docs/modules/audit.md). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  AUDIT_ENABLED: boolean = true;
+
+  /** Tests: a writing route that succeeds without recording its audit event fails (500) instead of logging an error. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  AUDIT_STRICT: boolean = false;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)

@@ -40,6 +40,8 @@ export async function createTestApp(
     // and jobs still sent. Workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
     JOBS_ENABLED: 'false',
     JOBS_POLL_INTERVAL_MS: '500',
+    // Every writing route's success must leave its audit event: one that does not answers 500 (common/audit).
+    AUDIT_STRICT: 'true',
     // The run's key (test/support/global-setup.ts), so every app opens what the others wrote.
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY,
     ...env,

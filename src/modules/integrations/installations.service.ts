@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { noteAuditOrganization } from '../../common/audit/audit.context';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
@@ -229,6 +230,8 @@ export class InstallationsService {
       throw integrationError('integration.installation_not_found', `Installation ${installationId} not found`);
     }
     if (need === 'admin') this.requireAdmin(roles, installation.organizationId);
+    // A write under `/installations/{id}` belongs to the installation's organization (its audit event's).
+    noteAuditOrganization(installation.organizationId);
     return { integration: value.integration, roles, installation };
   }
 

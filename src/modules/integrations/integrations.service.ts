@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { noteAuditOrganization } from '../../common/audit/audit.context';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -105,6 +106,7 @@ export class IntegrationsService {
   /** Unpublishes: the integration, its installations everywhere, its events and tokens go (cascade). */
   async unpublish(user: User, name: string): Promise<void> {
     const { integration } = (await this.getAsAdmin(user, name, 'unpublish')).value;
+    noteAuditOrganization(integration.organizationId);
     await this.dataSource.transaction((em) => this.integrations.delete(integration.id, em));
     await this.sandbox.evict(`${integration.id}:`);
   }
@@ -124,6 +126,7 @@ export class IntegrationsService {
   /** `PUT …/dev`: events and renders of the owner (or everyone, with `all`) go to the tunnel until it expires. */
   async setDevMode(user: User, name: string, tunnelUrl: string, all: boolean): Promise<void> {
     const { integration } = (await this.getAsAdmin(user, name, 'develop')).value;
+    noteAuditOrganization(integration.organizationId);
     await this.integrations.save(
       { id: integration.id, devTunnelUrl: tunnelUrl, devAll: all, devUserId: user.id, devExpiresAt: new Date(Date.now() + this.config.integrations.devModeMs) },
       this.dataSource.manager,
@@ -132,6 +135,7 @@ export class IntegrationsService {
 
   async clearDevMode(user: User, name: string): Promise<void> {
     const { integration } = (await this.getAsAdmin(user, name, 'develop')).value;
+    noteAuditOrganization(integration.organizationId);
     await this.integrations.save({ id: integration.id, devTunnelUrl: null, devAll: false, devUserId: null, devExpiresAt: null }, this.dataSource.manager);
   }
 

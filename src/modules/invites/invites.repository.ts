@@ -50,8 +50,10 @@ export class InvitesRepository {
   }
 
   /** Deletes the invitation `id` addressed to `userId`; answers whether there was one. */
-  async deleteForUser(id: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    const result = await manager.delete(OrganizationInvite, { id, userId });
-    return (result.affected ?? 0) > 0;
+  /** Deletes the user's invite; its organization's id, or null when there was none. */
+  async deleteForUser(id: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<string | null> {
+    const result = await manager.createQueryBuilder().delete().from(OrganizationInvite).where({ id, userId }).returning('organization_id').execute();
+    const rows = result.raw as { organization_id: string }[];
+    return rows[0]?.organization_id ?? null;
   }
 }

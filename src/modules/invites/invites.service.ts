@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { noteAuditOrganization } from '../../common/audit/audit.context';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
@@ -90,6 +91,10 @@ export class InvitesService {
 
   /** Declines (deletes) one of the caller's invitations. */
   async decline(user: User, inviteId: string): Promise<void> {
-    if (!(await this.invites.deleteForUser(inviteId, user.id))) throw inviteError('invite.not_found', `Invite ${inviteId} not found`);
+    await this.dataSource.transaction(async (em) => {
+      const organizationId = await this.invites.deleteForUser(inviteId, user.id, em);
+      if (!organizationId) throw inviteError('invite.not_found', `Invite ${inviteId} not found`);
+      noteAuditOrganization(organizationId);
+    });
   }
 }

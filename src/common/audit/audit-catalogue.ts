@@ -1,0 +1,193 @@
+/**
+ * The audit catalogue: every action an event may carry, with its label (what
+ * `listOrganizationAuditEventActions` lists and docs/modules/audit.md shows), and the action each
+ * writing route records, keyed by the route's public operationId. A route that writes and is missing
+ * here fails `test/e2e/audit-coverage.e2e-spec.ts`; a POST that only reads says so with `NOT_A_CHANGE`.
+ */
+
+/** Where a route's target id comes from: a path parameter, or (`+table`) the row the request inserted into that table. */
+export type TargetSource = string;
+
+export interface AuditedRoute {
+  action: string;
+  /** The target's type, as events show it (`space`, `comment`…). */
+  target: string;
+  id: TargetSource;
+}
+
+export interface NotAudited {
+  notAudited: string;
+}
+
+const NOT_A_CHANGE = (why: string): NotAudited => ({ notAudited: why });
+const a = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id });
+
+export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
+  // Organizations, members, teams, invites, SAML, translations
+  createOrganization: a('organization.created', 'organization', '+organizations'),
+  updateOrganizationById: a('organization.updated', 'organization', 'organizationId'),
+  updateMemberInOrganizationById: a('member.role_updated', 'user', 'userId'),
+  removeMemberFromOrganizationById: a('member.removed', 'user', 'userId'),
+  updateOrganizationMemberLastSeenAt: NOT_A_CHANGE('presence ping: moves the caller’s last-seen time, changes nothing anyone configured'),
+  setUserAsSSOMemberForOrganization: a('member.sso_set', 'user', 'userId'),
+  createOrganizationTeam: a('team.created', 'team', '+teams'),
+  updateTeamInOrganizationById: a('team.updated', 'team', 'teamId'),
+  removeTeamFromOrganizationById: a('team.deleted', 'team', 'teamId'),
+  updateMembersInOrganizationTeam: a('team.members_updated', 'team', 'teamId'),
+  addMemberToOrganizationTeamById: a('team.member_added', 'team', 'teamId'),
+  deleteMemberFromOrganizationTeamById: a('team.member_removed', 'team', 'teamId'),
+  inviteUsersToOrganization: a('invite.created', 'invite', '+organization_invites'),
+  acceptAuthenticatedUserInvite: a('invite.accepted', 'invite', 'inviteId'),
+  declineAuthenticatedUserInvite: a('invite.declined', 'invite', 'inviteId'),
+  createOrganizationSAMLProvider: a('saml_provider.created', 'saml-provider', '+saml_providers'),
+  updateOrganizationSAMLProvider: a('saml_provider.updated', 'saml-provider', 'samlProviderId'),
+  deleteOrganizationSAMLProvider: a('saml_provider.deleted', 'saml-provider', 'samlProviderId'),
+  createTranslation: a('translation.created', 'translation', '+translation_settings'),
+  updateTranslation: a('translation.updated', 'translation', 'translationSettingsId'),
+  deleteTranslation: a('translation.deleted', 'translation', 'translationSettingsId'),
+
+  // Permissions of spaces and collections
+  inviteToSpace: a('space.permissions_granted', 'space', 'spaceId'),
+  updateUserPermissionInSpace: a('space.user_permission_updated', 'space', 'spaceId'),
+  removeUserFromSpace: a('space.user_permission_removed', 'space', 'spaceId'),
+  updateTeamPermissionInSpace: a('space.team_permission_updated', 'space', 'spaceId'),
+  removeTeamFromSpace: a('space.team_permission_removed', 'space', 'spaceId'),
+  inviteToCollection: a('collection.permissions_granted', 'collection', 'collectionId'),
+  updateUserPermissionInCollection: a('collection.user_permission_updated', 'collection', 'collectionId'),
+  removeUserFromCollection: a('collection.user_permission_removed', 'collection', 'collectionId'),
+  updateTeamPermissionInCollection: a('collection.team_permission_updated', 'collection', 'collectionId'),
+  removeTeamFromCollection: a('collection.team_permission_removed', 'collection', 'collectionId'),
+
+  // Collections and spaces
+  createCollection: a('collection.created', 'collection', '+collections'),
+  updateCollectionById: a('collection.updated', 'collection', 'collectionId'),
+  deleteCollectionById: a('collection.deleted', 'collection', 'collectionId'),
+  moveCollection: a('collection.moved', 'collection', 'collectionId'),
+  transferCollection: a('collection.transferred', 'collection', 'collectionId'),
+  createSpace: a('space.created', 'space', '+spaces'),
+  updateSpaceById: a('space.updated', 'space', 'spaceId'),
+  deleteSpaceById: a('space.deleted', 'space', 'spaceId'),
+  restoreSpace: a('space.restored', 'space', 'spaceId'),
+  duplicateSpace: a('space.duplicated', 'space', 'spaceId'),
+  moveSpace: a('space.moved', 'space', 'spaceId'),
+  transferSpace: a('space.transferred', 'space', 'spaceId'),
+
+  // Content
+  getComputedDocument: NOT_A_CHANGE('computes a document from its source and returns it; stores nothing'),
+  importContentInSpace: a('space.content_imported', 'space', 'spaceId'),
+  exportToGitRepository: a('space.git_exported', 'space', 'spaceId'),
+  importGitRepository: a('space.git_imported', 'space', 'spaceId'),
+
+  // Change requests
+  createChangeRequest: a('change_request.created', 'change-request', '+change_requests'),
+  updateChangeRequestById: a('change_request.updated', 'change-request', 'changeRequestId'),
+  mergeChangeRequest: a('change_request.merged', 'change-request', 'changeRequestId'),
+  updateChangeRequest: a('change_request.updated_from_main', 'change-request', 'changeRequestId'),
+  updateChangeRequestContent: a('change_request.content_updated', 'change-request', 'changeRequestId'),
+  importContentInChangeRequest: a('change_request.content_imported', 'change-request', 'changeRequestId'),
+  importContentInChangeRequestPage: a('change_request.page_imported', 'change-request', 'changeRequestId'),
+  submitChangeRequestReview: a('change_request.reviewed', 'change-request', 'changeRequestId'),
+  requestReviewersForChangeRequest: a('change_request.reviewers_requested', 'change-request', 'changeRequestId'),
+  removeRequestedReviewerFromChangeRequest: a('change_request.reviewer_removed', 'change-request', 'changeRequestId'),
+  updateSpaceMergeRules: a('space.merge_rules_updated', 'space', 'spaceId'),
+
+  // Comments
+  postCommentInSpace: a('comment.created', 'comment', '+comments'),
+  updateCommentInSpace: a('comment.updated', 'comment', 'commentId'),
+  deleteCommentInSpace: a('comment.deleted', 'comment', 'commentId'),
+  postCommentReplyInSpace: a('comment_reply.created', 'comment-reply', '+comment_replies'),
+  updateCommentReplyInSpace: a('comment_reply.updated', 'comment-reply', 'commentReplyId'),
+  deleteCommentReplyInSpace: a('comment_reply.deleted', 'comment-reply', 'commentReplyId'),
+  postCommentInChangeRequest: a('comment.created', 'comment', '+comments'),
+  updateCommentInChangeRequest: a('comment.updated', 'comment', 'commentId'),
+  deleteCommentInChangeRequest: a('comment.deleted', 'comment', 'commentId'),
+  postCommentReplyInChangeRequest: a('comment_reply.created', 'comment-reply', '+comment_replies'),
+  updateCommentReplyInChangeRequest: a('comment_reply.updated', 'comment-reply', 'commentReplyId'),
+  deleteCommentReplyInChangeRequest: a('comment_reply.deleted', 'comment-reply', 'commentReplyId'),
+
+  // Sites and everything under them
+  createSite: a('site.created', 'site', '+sites'),
+  updateSiteById: a('site.updated', 'site', 'siteId'),
+  deleteSiteById: a('site.deleted', 'site', 'siteId'),
+  publishSite: a('site.published', 'site', 'siteId'),
+  unpublishSite: a('site.unpublished', 'site', 'siteId'),
+  updateSiteAdaptiveSchema: a('site.adaptive_schema_updated', 'site', 'siteId'),
+  sortSiteStructure: a('site.structure_sorted', 'site', 'siteId'),
+  updateSiteCustomizationById: a('site.customization_updated', 'site', 'siteId'),
+  createSiteShareLink: a('site_share_link.created', 'site-share-link', '+site_share_links'),
+  updateSiteShareLinkById: a('site_share_link.updated', 'site-share-link', 'shareLinkId'),
+  deleteSiteShareLinkById: a('site_share_link.deleted', 'site-share-link', 'shareLinkId'),
+  addSpaceToSite: a('site_space.added', 'site-space', '+site_spaces'),
+  updateSiteSpaceById: a('site_space.updated', 'site-space', 'siteSpaceId'),
+  deleteSiteSpaceById: a('site_space.removed', 'site-space', 'siteSpaceId'),
+  moveSiteSpace: a('site_space.moved', 'site-space', 'siteSpaceId'),
+  duplicateSiteSpace: a('site_space.duplicated', 'site-space', 'siteSpaceId'),
+  overrideSiteSpaceCustomizationById: a('site_space.customization_updated', 'site-space', 'siteSpaceId'),
+  deleteSiteSpaceCustomizationById: a('site_space.customization_reset', 'site-space', 'siteSpaceId'),
+  addSectionToSite: a('site_section.added', 'site-section', '+site_sections'),
+  updateSiteSectionById: a('site_section.updated', 'site-section', 'siteSectionId'),
+  deleteSiteSectionById: a('site_section.removed', 'site-section', 'siteSectionId'),
+  moveSiteSection: a('site_section.moved', 'site-section', 'siteSectionId'),
+  addSectionGroupToSite: a('site_section_group.added', 'site-section-group', '+site_section_groups'),
+  updateSiteSectionGroupById: a('site_section_group.updated', 'site-section-group', 'siteSectionGroupId'),
+  deleteSiteSectionGroupById: a('site_section_group.removed', 'site-section-group', 'siteSectionGroupId'),
+  addSectionToSiteSectionGroup: a('site_section_group.section_added', 'site-section-group', 'siteSectionGroupId'),
+  removeSectionFromSiteSectionGroup: a('site_section_group.section_removed', 'site-section-group', 'siteSectionGroupId'),
+  moveSiteSectionGroup: a('site_section_group.moved', 'site-section-group', 'siteSectionGroupId'),
+  createSiteRedirect: a('site_redirect.created', 'site-redirect', '+site_redirects'),
+  bulkUpsertSiteRedirects: a('site_redirect.bulk_upserted', 'site', 'siteId'),
+  updateSiteRedirectById: a('site_redirect.updated', 'site-redirect', 'siteRedirectId'),
+  deleteSiteRedirectById: a('site_redirect.deleted', 'site-redirect', 'siteRedirectId'),
+  searchSiteContent: NOT_A_CHANGE('a search: reads the site’s index'),
+  prewarmSiteSearch: NOT_A_CHANGE('loads the site’s search index into memory; changes nothing stored'),
+  updateSitePublishingAuthById: a('site.publishing_auth_updated', 'site', 'siteId'),
+  regenerateSitePublishingAuthById: a('site.publishing_auth_regenerated', 'site', 'siteId'),
+  trackEventsInSiteById: NOT_A_CHANGE('visitor analytics, kept by insights; not a change of the organization'),
+  aggregateSiteEvents: NOT_A_CHANGE('an analytics query'),
+  resolvePublishedContentByUrl: NOT_A_CHANGE('resolves a published URL; a read'),
+
+  // OpenAPI specs
+  createOpenAPISpec: a('openapi_spec.created', 'openapi-spec', '+openapi_specs'),
+  createOrUpdateOpenAPISpecBySlug: a('openapi_spec.saved', 'openapi-spec', 'specSlug'),
+  updateOpenAPISpecBySlug: a('openapi_spec.updated', 'openapi-spec', 'specSlug'),
+  deleteOpenAPISpecBySlug: a('openapi_spec.deleted', 'openapi-spec', 'specSlug'),
+
+  // Integrations
+  publishIntegration: a('integration.published', 'integration', 'integrationName'),
+  unpublishIntegration: a('integration.unpublished', 'integration', 'integrationName'),
+  setIntegrationDevelopmentMode: a('integration.development_mode_enabled', 'integration', 'integrationName'),
+  disableIntegrationDevelopmentMode: a('integration.development_mode_disabled', 'integration', 'integrationName'),
+  installIntegration: a('integration_installation.created', 'integration-installation', '+integration_installations'),
+  updateIntegrationInstallation: a('integration_installation.updated', 'integration-installation', 'installationId'),
+  uninstallIntegration: a('integration_installation.deleted', 'integration-installation', 'installationId'),
+  grantIntegrationInstallationScopes: a('integration_installation.scopes_granted', 'integration-installation', 'installationId'),
+  installIntegrationOnSpace: a('integration_installation.space_added', 'integration-installation', 'installationId'),
+  updateIntegrationSpaceInstallation: a('integration_installation.space_updated', 'integration-installation', 'installationId'),
+  uninstallIntegrationFromSpace: a('integration_installation.space_removed', 'integration-installation', 'installationId'),
+  installIntegrationOnSite: a('integration_installation.site_added', 'integration-installation', 'installationId'),
+  updateIntegrationSiteInstallation: a('integration_installation.site_updated', 'integration-installation', 'installationId'),
+  uninstallIntegrationFromSite: a('integration_installation.site_removed', 'integration-installation', 'installationId'),
+  renderIntegrationUIWithPost: NOT_A_CHANGE('renders an integration’s UI; the script may write, through routes of its own'),
+};
+
+/** Actions recorded outside the route table (by the system, not a route): none yet (docs/modules/audit.md, "Not recorded"). */
+const SYSTEM_ACTIONS: Record<string, string> = {};
+
+function labelOf(action: string): string {
+  const [resource, verb] = action.split('.');
+  const words = (text: string) => text.replace(/_/g, ' ');
+  const noun = words(resource).replace(/^./, (c) => c.toUpperCase());
+  return `${noun} ${words(verb)}`;
+}
+
+/** Every action with its label, sorted by action: the catalogue `listOrganizationAuditEventActions` lists. */
+export const AUDIT_ACTIONS: ReadonlyArray<{ id: string; label: string }> = (() => {
+  const labels = new Map<string, string>();
+  for (const route of Object.values(AUDITED_ROUTES)) if ('action' in route) labels.set(route.action, labelOf(route.action));
+  for (const [action, label] of Object.entries(SYSTEM_ACTIONS)) labels.set(action, label);
+  return [...labels.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([id, label]) => ({ id, label }));
+})();
+
+export function isAuditedRoute(route: AuditedRoute | NotAudited | undefined): route is AuditedRoute {
+  return route !== undefined && 'action' in route;
+}

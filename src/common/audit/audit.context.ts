@@ -1,0 +1,61 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Request } from 'express';
+import type { AuditedRoute } from './audit-catalogue';
+
+export type AuditActorType = 'user' | 'integration' | 'installation' | 'system' | 'support';
+export type AuditSource = 'ui' | 'api' | 'integration' | 'webhook' | 'workflow' | 'script' | 'support';
+
+export interface AuditActor {
+  type: AuditActorType;
+  id: string;
+  label?: string | null;
+}
+
+export interface AuditTarget {
+  type: string;
+  id: string;
+  label?: string | null;
+}
+
+/** One field of a change: its name always; before/after only for fields that are not secret (audit-changes.ts). */
+export interface AuditChange {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/**
+ * The writing request an audit event is recorded for: who, from where, which route (its declared
+ * action), and what the commit hook has learnt so far. Set by the audit interceptor on every
+ * non-GET route, read by the commit hook of every transaction the request opens.
+ */
+export interface AuditScope {
+  request: Request;
+  route: AuditedRoute;
+  operationId: string;
+  actor: AuditActor;
+  source: AuditSource;
+  correlationId: string;
+  ip: string | null;
+  userAgent: string | null;
+  /** The event this request recorded (explicitly or at its first commit): a request records one. */
+  recordedId?: string;
+  /** Whether the recorded event still waits for its target id from the response (see the interceptor). */
+  targetPending?: boolean;
+  /** The first row the request inserted into the route's target table (creates name their target this way). */
+  inserted?: Record<string, unknown>;
+  /** Every row inserted, for the organization of routes outside `/v1/orgs/{id}` and the spaces (integrations, invites). */
+  insertedOrganizationId?: string;
+}
+
+export const auditScope = new AsyncLocalStorage<AuditScope>();
+
+/**
+ * Tells the request's commit hook which organization the change belongs to, when neither the path, the
+ * checked space or collection, nor a row the request inserted says it (a declined invite, an unpublished
+ * integration). Call before the transaction commits; no-op outside a writing request.
+ */
+export function noteAuditOrganization(organizationId: string): void {
+  const scope = auditScope.getStore();
+  if (scope && !scope.recordedId) scope.insertedOrganizationId ??= organizationId;
+}

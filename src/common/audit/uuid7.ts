@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time
+ * and a keyset over `(occurred_at, id)` walks in the order events happened. Fifteen lines instead of
+ * a dependency (npm `uuid` ≥ 10 has v7, but nothing else here needs it).
+ */
+export function uuidv7(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  let ms = now;
+  for (let index = 5; index >= 0; index--) {
+    bytes[index] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  bytes[6] = (bytes[6] & 0x0f) | 0x70; // version 7
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

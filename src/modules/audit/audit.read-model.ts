@@ -1,0 +1,39 @@
+/** One row of `audit_events` as the queries return it (no entity: the table is partitioned and written in SQL). */
+export interface AuditEventRow {
+  organization_id: string;
+  occurred_at: Date;
+  id: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  actor_label: string | null;
+  source: string;
+  target_type: string;
+  target_id: string;
+  target_label: string | null;
+  correlation_id: string | null;
+  execution_id: string | null;
+  caused_by_event_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  schema_version: number;
+  payload: Record<string, unknown>;
+  seq: string | null;
+  prev_hash: string | null;
+  hash: string | null;
+}
+
+/** The filters of a list or an export, all optional and combined with AND. */
+export interface AuditEventFilter {
+  from?: Date;
+  to?: Date;
+  action?: string;
+  actor?: string;
+  target?: string;
+}
+
+/** Where a page starts: after this event in the list's order (newest first). */
+export interface AuditEventKey {
+  occurredAt: string;
+  id: string;
+}
