@@ -1,10 +1,11 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Optional, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NotForScripts } from '../common/access/script-access';
 import { NotForSiteTokens } from '../common/access/site-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
+import { ReadReplicas } from '../database/read-replicas';
 
 /** Kubernetes probes: liveness never touches the database; readiness pings it. */
 @ApiTags('health')
@@ -17,6 +18,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
   @Get('live')
@@ -34,7 +36,11 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
   async ready(): Promise<HealthCheckResult> {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1500 })]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 1500 }),
+        // A replica down does not make the process unready (its reads go to the primary): a detail, always up.
+        ...(this.replicas ? [() => ({ readReplicas: { status: 'up' as const, replicas: this.replicas?.status() } })] : []),
+      ]);
     } catch {
       throw new ServiceUnavailableException('The database is unreachable');
     }
