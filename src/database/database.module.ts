@@ -47,7 +47,10 @@ export class DatabaseModule {
   static forRoot(url: string, poolSize: number, options: DatabaseOptions = {}): DynamicModule {
     const readUrls = options.readUrls ?? [];
     const replicas: Provider[] = readUrls.length
-      ? [{ provide: ReadReplicas, useValue: new ReadReplicas(readUrls, poolSize) }, { provide: APP_INTERCEPTOR, useClass: ReadReplicaInterceptor }]
+      ? [
+          { provide: ReadReplicas, useValue: new ReadReplicas(readUrls, poolSize) },
+          { provide: APP_INTERCEPTOR, useClass: ReadReplicaInterceptor },
+        ]
       : [];
     return {
       module: DatabaseModule,

@@ -16,9 +16,9 @@ export const ReadFromReplica = () => SetMetadata(READ_FROM_REPLICA, true);
 
 /**
  * Opens the read scope of a `@ReadFromReplica()` route (after the guards: authentication and access
- * checks read the primary), and after any other request by a token records the primary's WAL position
- * for that token before the answer leaves, so its next read waits for a replica that has replayed it.
- * Registered only when replicas are configured.
+ * checks read the primary), and after any other request that may write records the primary's WAL
+ * position for its token and its space before the answer leaves, so the next read by that token or of
+ * that space waits for a replica that has replayed it. Registered only when replicas are configured.
  */
 @Injectable()
 export class ReadReplicaInterceptor implements NestInterceptor {
@@ -30,18 +30,25 @@ export class ReadReplicaInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<Request>();
-    const key = request.bearerTokenHash;
-    const scoped = this.reflector.getAllAndOverride<boolean>(READ_FROM_REPLICA, [context.getHandler(), context.getClass()]);
-    if (scoped && SAFE_METHODS.has(request.method)) return inReadScope(key, () => next.handle());
-    if (!key || SAFE_METHODS.has(request.method)) return next.handle();
+    const keys = writeKeys(request);
+    // Declared on the route (GET, or a POST that only queries, such as an aggregate).
+    if (this.reflector.getAllAndOverride<boolean>(READ_FROM_REPLICA, [context.getHandler(), context.getClass()])) {
+      return inReadScope(keys, () => next.handle());
+    }
+    if (keys.length === 0 || SAFE_METHODS.has(request.method)) return next.handle();
     // A request that may have written (successfully or not: a failure may follow a commit).
     return next.handle().pipe(
-      concatMap((value) => from(this.record(key).then(() => value))),
-      catchError((error: unknown) => from(this.record(key)).pipe(concatMap(() => throwError(() => error)))),
+      concatMap((value) => from(this.replicas.recordWrite(keys).then(() => value))),
+      catchError((error: unknown) => from(this.replicas.recordWrite(keys)).pipe(concatMap(() => throwError(() => error)))),
     );
   }
+}
 
-  private record(key: string): Promise<void> {
-    return this.replicas.recordWrite(key);
-  }
+/** Whose writes a request makes or must see: its token's, and the space its path names. */
+function writeKeys(request: Request): string[] {
+  const keys: string[] = [];
+  if (request.bearerTokenHash) keys.push(`token:${request.bearerTokenHash}`);
+  const spaceId = (request.params as Record<string, string | undefined>).spaceId;
+  if (typeof spaceId === 'string') keys.push(`space:${spaceId}`);
+  return keys;
 }

@@ -15,9 +15,12 @@ import type { DataSource, QueryRunner } from 'typeorm';
  *   the primary, and a raw write in a read scope that a replica refuses (SQLSTATE 25006, read-only)
  *   runs again on the primary.
  * - **Read-your-writes**: after a request that may write, the primary's WAL position
- *   (`pg_current_wal_lsn()`) is kept for the caller's token for `RYW_WINDOW_MS`; a read by that token
- *   uses only a replica whose `pg_last_wal_replay_lsn()` has reached it (checked at most every
- *   `LSN_CACHE_MS` per replica), else the primary. Kept in this process's memory.
+ *   (`pg_current_wal_lsn()`) is kept for `RYW_WINDOW_MS` for the caller's token and for the space
+ *   the route names (`:spaceId`); a read by that token, or of that space, uses only a replica whose
+ *   `pg_last_wal_replay_lsn()` has reached it (checked at most every `LSN_CACHE_MS` per replica),
+ *   else the primary. The space's key keeps a reader from meeting, on a replica, a space whose
+ *   access row (read on the primary by the guards) names a revision the replica has not replayed.
+ *   Kept in this process's memory.
  * - A replica that fails (connection refused, terminated, a failed position check) is taken out for
  *   `RETRY_MS` (a circuit breaker); reads fall back to the primary. `quire_db_replica_up` and the
  *   `readReplicas` detail of `/health/ready` show it.
@@ -27,17 +30,17 @@ export const LSN_CACHE_MS = 100;
 export const RETRY_MS = 5_000;
 
 interface ReadScope {
-  /** The caller's token (its SHA-256), for read-your-writes; undefined for anonymous reads. */
-  key?: string;
+  /** Whose recent writes this read must see: the caller's token (its SHA-256), the space it reads. */
+  keys: string[];
   /** The replica this request reads from, chosen at its first read (null: the primary). */
   chosen?: Promise<Replica | null>;
 }
 
 const readScope = new AsyncLocalStorage<ReadScope>();
 
-/** Runs `work` in a read scope: reads that tolerate lag may go to a replica (see `ReadReplicas`). */
-export function inReadScope<T>(key: string | undefined, work: () => T): T {
-  return readScope.run({ key }, work);
+/** Runs `work` in a read scope: reads that tolerate lag may go to a replica that has replayed the writes recorded for `keys`. */
+export function inReadScope<T>(keys: string[], work: () => T): T {
+  return readScope.run({ keys }, work);
 }
 
 interface Replica {
@@ -173,7 +176,7 @@ export class ReadReplicas {
    * Records the primary's WAL position for the caller who may just have written (after the commit).
    * When the primary cannot say, the caller reads from the primary for the whole window instead.
    */
-  async recordWrite(key: string): Promise<void> {
+  async recordWrite(keys: string[]): Promise<void> {
     let lsn = PRIMARY_ONLY;
     try {
       const { rows } = await this.driver.master.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
@@ -182,8 +185,10 @@ export class ReadReplicas {
       this.logger.warn({ msg: 'could not read the primary WAL position after a write; the caller reads the primary meanwhile', error: messageOf(error) });
     }
     const now = Date.now();
-    this.writes.delete(key); // re-inserted last: the map stays ordered by expiry
-    this.writes.set(key, { lsn, until: now + this.timing.rywWindowMs });
+    for (const key of keys) {
+      this.writes.delete(key); // re-inserted last: the map stays ordered by expiry
+      this.writes.set(key, { lsn, until: now + this.timing.rywWindowMs });
+    }
     for (const [stale, entry] of this.writes) {
       if (entry.until > now) break;
       this.writes.delete(stale);
@@ -194,7 +199,7 @@ export class ReadReplicas {
   async obtainRead(): Promise<Connection> {
     const scope = readScope.getStore();
     if (scope) {
-      scope.chosen ??= this.choose(scope.key);
+      scope.chosen ??= this.choose(scope.keys);
       const replica = await scope.chosen;
       if (replica) {
         try {
@@ -216,10 +221,13 @@ export class ReadReplicas {
   }
 
   /** A replica up and caught up with the caller's last write, starting from the next in turn; null: the primary. */
-  private async choose(key: string | undefined): Promise<Replica | null> {
+  private async choose(keys: string[]): Promise<Replica | null> {
     const now = Date.now();
-    const write = key === undefined ? undefined : this.writes.get(key);
-    const needed = write && write.until > now ? write.lsn : undefined;
+    let needed: bigint | undefined;
+    for (const key of keys) {
+      const write = this.writes.get(key);
+      if (write && write.until > now && (needed === undefined || write.lsn > needed)) needed = write.lsn;
+    }
     const start = this.next++;
     for (let i = 0; i < this.replicas.length; i++) {
       const replica = this.replicas[(start + i) % this.replicas.length];
@@ -256,7 +264,13 @@ export class ReadReplicas {
     replica.downUntil = Date.now() + this.timing.retryMs;
     replica.lsn = undefined;
     replica.lastError = messageOf(error);
-    if (wasUp) this.logger.warn({ msg: 'read replica taken out; reads go to the primary meanwhile', replica: replica.label, error: replica.lastError, retryMs: this.timing.retryMs });
+    if (wasUp)
+      this.logger.warn({
+        msg: 'read replica taken out; reads go to the primary meanwhile',
+        replica: replica.label,
+        error: replica.lastError,
+        retryMs: this.timing.retryMs,
+      });
   }
 }
 
