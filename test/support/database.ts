@@ -16,7 +16,9 @@ export const TEST_DIRECT_SERVER = 'QUIRE_TEST_DIRECT_SERVER';
 /** `DATABASE_DIRECT_URL` for a process using `url`, when the run goes through PgBouncer: the same database on the direct server. */
 export function directEnv(url: string | undefined): { DATABASE_DIRECT_URL?: string } {
   const server = process.env[TEST_DIRECT_SERVER];
-  if (!server || !url) return {};
+  const pooler = process.env.DATABASE_URL;
+  // Only a URL through the run's PgBouncer (a test's own cluster is direct).
+  if (!server || !url || !pooler || new URL(url).host !== new URL(pooler).host) return {};
   const direct = new URL(server);
   direct.pathname = new URL(url).pathname;
   return { DATABASE_DIRECT_URL: direct.toString() };
