@@ -38,10 +38,16 @@ export class ReadReplicaInterceptor implements NestInterceptor {
     if (keys.length === 0 || SAFE_METHODS.has(request.method)) return next.handle();
     // A request that may have written (successfully or not: a failure may follow a commit).
     return next.handle().pipe(
-      concatMap((value) => from(this.replicas.recordWrite(keys).then(() => value))),
+      concatMap((value) => from(this.replicas.recordWrite([...keys, ...answeredSpace(value)]).then(() => value))),
       catchError((error: unknown) => from(this.replicas.recordWrite(keys)).pipe(concatMap(() => throwError(() => error)))),
     );
   }
+}
+
+/** A space the write answers with (a created or duplicated space): readers of it must see the write too. */
+function answeredSpace(value: unknown): string[] {
+  const body = value as { object?: unknown; id?: unknown } | null | undefined;
+  return body?.object === 'space' && typeof body.id === 'string' ? [`space:${body.id}`] : [];
 }
 
 /** Whose writes a request makes or must see: its token's, and the space its path names. */

@@ -15,7 +15,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
  *   the primary, and a raw write in a read scope that a replica refuses (SQLSTATE 25006, read-only)
  *   runs again on the primary.
  * - **Read-your-writes**: after a request that may write, the primary's WAL position
- *   (`pg_current_wal_lsn()`) is kept for `RYW_WINDOW_MS` for the caller's token and for the space
+ *   (`pg_current_wal_insert_lsn()`, past the commit record even with asynchronous commit) is kept for `RYW_WINDOW_MS` for the caller's token and for the space
  *   the route names (`:spaceId`); a read by that token, or of that space, uses only a replica whose
  *   `pg_last_wal_replay_lsn()` has reached it (checked at most every `LSN_CACHE_MS` per replica),
  *   else the primary. The space's key keeps a reader from meeting, on a replica, a space whose
@@ -179,7 +179,7 @@ export class ReadReplicas {
   async recordWrite(keys: string[]): Promise<void> {
     let lsn = PRIMARY_ONLY;
     try {
-      const { rows } = await this.driver.master.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      const { rows } = await this.driver.master.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
       lsn = parseLsn(rows[0].lsn);
     } catch (error) {
       this.logger.warn({ msg: 'could not read the primary WAL position after a write; the caller reads the primary meanwhile', error: messageOf(error) });

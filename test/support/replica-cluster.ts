@@ -12,7 +12,8 @@ export const PG_BIN = '/usr/lib/postgresql/15/bin';
 /** Why a streaming-replica test cannot run here, or undefined when it can. */
 export function replicaClusterUnavailable(): string | undefined {
   if (!existsSync(join(PG_BIN, 'initdb')) || !existsSync(join(PG_BIN, 'pg_basebackup'))) return `PostgreSQL 15 binaries not found under ${PG_BIN}`;
-  if (userInfo().uid === 0 && !existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser')) return 'running as root without runuser (PostgreSQL refuses root)';
+  if (userInfo().uid === 0 && !existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser'))
+    return 'running as root without runuser (PostgreSQL refuses root)';
   return undefined;
 }
 
@@ -60,7 +61,6 @@ export async function startReplicaCluster(options: { applyDelayMs: number; datab
       'shared_buffers = 16MB',
       // A throwaway cluster: durability buys nothing here.
       'fsync = off',
-      'synchronous_commit = off',
       'full_page_writes = off',
       '',
     ].join('\n');
@@ -101,7 +101,7 @@ export async function startReplicaCluster(options: { applyDelayMs: number; datab
       replicaUrl,
       caughtUp: async (timeoutMs = 30_000) => {
         // A commit of our own, so the replay position moves past everything written before (the delay applies to commits).
-        const { lsn } = await query(primaryUrl, `SELECT txid_current(), pg_current_wal_lsn()::text AS lsn`);
+        const { lsn } = await query(primaryUrl, `SELECT txid_current(), pg_current_wal_insert_lsn()::text AS lsn`);
         const deadline = Date.now() + timeoutMs;
         for (;;) {
           const row = await query(replicaUrl, `SELECT pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn AS replayed, NULL AS lsn`).catch(() => undefined);
