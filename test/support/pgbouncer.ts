@@ -63,6 +63,7 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
     for (const file of [dir, config, join(dir, 'users.txt')]) chownSync(file, uid, uid);
   }
   const child = spawn(binary, [...(root ? ['-u', 'postgres'] : []), config], { stdio: 'ignore', detached: true });
+  child.unref();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await waitForPort(port, 10_000, exited);
@@ -81,7 +82,7 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
     stop: async () => {
       // SIGINT: PgBouncer's safe shutdown (waits for transactions in flight); then the files go.
       if (child.exitCode === null) child.kill('SIGINT');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       if (child.exitCode === null) child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
