@@ -34,7 +34,10 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => {
+    process.stderr.write(`test:pgbouncer: jest exited with ${code}\n`);
+    process.exit(code);
+  },
   (error: unknown) => {
     process.stderr.write(`test:pgbouncer: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -81,6 +81,8 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
     port,
     stop: async () => {
       // SIGINT: PgBouncer's safe shutdown (waits for transactions in flight); then the files go.
+      // Held again while it stops (unref'd while it runs, so it never keeps a test process alive).
+      child.ref();
       if (child.exitCode === null) child.kill('SIGINT');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       if (child.exitCode === null) child.kill('SIGKILL');
