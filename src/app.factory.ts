@@ -9,17 +9,23 @@ import { PinoNestLogger } from './common/logging/logger';
 import { configureSecretCipher } from './common/crypto/secret-cipher';
 import { checkEncryptionKey } from './common/crypto/secret-columns';
 import { AppConfig } from './config/app-config';
-import { runMigrations } from './database/data-source';
+import { runMigrations, runMigrationsAt } from './database/data-source';
 import { AdminService } from './modules/admin/admin.service';
 
 /**
  * Builds the HTTP application on a database URL: modules, pipeline, migrations (when enabled)
  * and the environment bootstrap. Shared by `main.ts`, the e2e tests and the benchmark.
  */
-export async function createApp(config: AppConfig, databaseUrl: string, logger: Logger): Promise<NestExpressApplication> {
+export async function createApp(
+  config: AppConfig,
+  databaseUrl: string,
+  logger: Logger,
+  // Session-level work (the migrations' advisory lock, LISTEN) when databaseUrl is a transaction pooler.
+  directUrl = config.databaseDirectUrl ?? databaseUrl,
+): Promise<NestExpressApplication> {
   // Before anything reads or writes a secret (the migrations included): a bad key stops the start here.
   const cipher = configureSecretCipher(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl), new JsonReplyAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, databaseUrl, directUrl), new JsonReplyAdapter(), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
     abortOnError: false,
@@ -27,7 +33,7 @@ export async function createApp(config: AppConfig, databaseUrl: string, logger: 
   setupApp(app, config, logger);
 
   if (config.migrationsRun) {
-    const applied = await runMigrations(app.get(DataSource));
+    const applied = directUrl === databaseUrl ? await runMigrations(app.get(DataSource)) : await runMigrationsAt(directUrl);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
   // The key must open the secrets already stored (a ConfigError naming the key ids, never a key).

@@ -65,12 +65,16 @@ export const DOMAIN_MODULES = [
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  static forRoot(config: AppConfig, databaseUrl: string, directUrl = databaseUrl): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(databaseUrl, config.databasePoolSize),
+        DatabaseModule.forRoot(databaseUrl, config.databasePoolSize, {
+          readUrls: config.databaseReadUrls,
+          preparedStatements: config.databasePreparedStatements,
+          directUrl,
+        }),
         ScheduleModule.forRoot(),
         // Global guards run in this order: rate limits before authentication.
         RateLimitModule,

@@ -10,7 +10,7 @@ export class CliModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl, 2), AdminModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(databaseUrl, 2, { preparedStatements: config.databasePreparedStatements }), AdminModule],
     };
   }
 }

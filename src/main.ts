@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   });
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
-    app = await createApp(config, database.url, logger);
+    app = await createApp(config, database.url, logger, database.directUrl);
   } catch (error) {
     await database.release().catch(() => undefined);
     // A wrong encryption key (or a key file that cannot be read): one plain line, like other settings.

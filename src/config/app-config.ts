@@ -8,6 +8,12 @@ export class AppConfig {
   readonly host: string;
   readonly databaseUrl?: string;
   readonly databasePoolSize: number;
+  /** DATABASE_DIRECT_URL: where session-level work connects when DATABASE_URL is a transaction pooler (undefined: DATABASE_URL). */
+  readonly databaseDirectUrl?: string;
+  /** DATABASE_READ_URLS: streaming replicas for reads that tolerate lag (empty: every read on the primary). */
+  readonly databaseReadUrls: string[];
+  /** DATABASE_PREPARED_STATEMENTS: whether the hot-path reads use named prepared statements. */
+  readonly databasePreparedStatements: boolean;
   readonly dataDir: string;
   /** GIT_SYNC_ROOT, absolute: the only directory Git Sync reads or writes repositories in. */
   readonly gitSyncRoot: string;
@@ -80,6 +86,12 @@ export class AppConfig {
     this.host = env.HOST;
     this.databaseUrl = env.DATABASE_URL;
     this.databasePoolSize = env.DATABASE_POOL_SIZE;
+    this.databaseDirectUrl = env.DATABASE_DIRECT_URL || undefined;
+    this.databaseReadUrls = (env.DATABASE_READ_URLS ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean);
+    this.databasePreparedStatements = env.DATABASE_PREPARED_STATEMENTS;
     this.dataDir = resolve(env.DATA_DIR);
     this.gitSyncRoot = resolve(env.GIT_SYNC_ROOT ?? join(this.dataDir, 'git'));
     this.publicUrl = trimSlash(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);

@@ -42,6 +42,28 @@ export class EnvironmentVariables {
   @Max(200)
   DATABASE_POOL_SIZE: number = 10;
 
+  /**
+   * PostgreSQL for session-level work (migrations under an advisory lock, the published LISTEN connection)
+   * when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; unset: DATABASE_URL.
+   * Ignored without DATABASE_URL (the embedded PostgreSQL is direct).
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
+  /** Streaming replicas that serve reads which tolerate lag (lists, search, content reads, insights aggregates); comma-separated. */
+  @IsOptional()
+  @Matches(/^\s*postgres(ql)?:\/\/[^\s,]+\s*(,\s*postgres(ql)?:\/\/[^\s,]+\s*)*$/, {
+    message: 'must be comma-separated postgres:// or postgresql:// URLs',
+  })
+  DATABASE_READ_URLS?: string;
+
+  /** false: the hot-path reads run as plain parameterized queries instead of named prepared statements (PgBouncer's transaction mode below 1.21). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS: boolean = true;
+
   @IsOptional()
   @IsString()
   @Length(1, 4096)

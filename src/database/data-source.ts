@@ -41,3 +41,16 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     return applied.map((migration) => migration.name);
   });
 }
+
+/**
+ * Applies pending migrations on a connection of their own to `url` (DATABASE_DIRECT_URL): the
+ * advisory lock is session-level, which a transaction-mode pooler would hand to another client.
+ */
+export async function runMigrationsAt(url: string): Promise<string[]> {
+  const dataSource = await new DataSource(dataSourceOptions(url, 2)).initialize();
+  try {
+    return await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,4 +1,4 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Optional, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NotForScripts } from '../common/access/script-access';
@@ -6,6 +6,7 @@ import { NotForSiteTokens } from '../common/access/site-access';
 import { Public } from '../common/auth/public.decorator';
 import { RateLimitExempt } from '../common/rate-limit/rate-limit-exempt.decorator';
 import { ShutdownState } from './shutdown-state';
+import { ReadReplicas } from '../database/read-replicas';
 
 /** Kubernetes probes: liveness never touches the database; readiness pings it, and is 503 once a shutdown began. */
 @ApiTags('health')
@@ -19,6 +20,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {}
 
   @Get('live')
@@ -37,7 +39,11 @@ export class HealthController {
   async ready(): Promise<HealthCheckResult> {
     if (this.shutdown.isDraining) throw new ServiceUnavailableException('The server is shutting down');
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1500 })]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 1500 }),
+        // A replica down does not make the process unready (its reads go to the primary): a detail, always up.
+        ...(this.replicas ? [() => ({ readReplicas: { status: 'up' as const, replicas: this.replicas?.status() } })] : []),
+      ]);
     } catch {
       throw new ServiceUnavailableException('The database is unreachable');
     }

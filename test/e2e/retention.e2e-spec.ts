@@ -7,7 +7,7 @@ import { PURGE_DELETED_SPACES } from '../../src/modules/spaces/space-retention.j
 import { SpaceRetentionService } from '../../src/modules/spaces/space-retention.service';
 import { Space } from '../../src/modules/space-model/space.entity';
 import { Actor, addMember, createOrganization } from '../support/builders';
-import { TEST_DATABASE_URL } from '../support/database';
+import { directEnv, TEST_DATABASE_URL } from '../support/database';
 import { expectErrorEnvelope } from '../support/contract';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -111,7 +111,9 @@ describe('retention of deleted spaces', () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);
     await deleteAt(t, space.id, org.admin, new Date(Date.now() - 8 * DAY));
-    const replica = new Client({ connectionString: process.env[TEST_DATABASE_URL] });
+    // Another process's session-level lock: on the server itself (behind PgBouncer, the direct URL).
+    const url = process.env[TEST_DATABASE_URL] as string;
+    const replica = new Client({ connectionString: directEnv(url).DATABASE_DIRECT_URL ?? url });
     await replica.connect();
     try {
       await replica.query('SELECT pg_advisory_lock($1)', [PURGE_LOCK]);

@@ -6,6 +6,23 @@ import { resolveDatabase, ResolvedDatabase } from '../../src/database/database-u
 
 /** Where the e2e run's fresh database lives; set by the global setup for every test file. */
 export const TEST_DATABASE_URL = 'QUIRE_TEST_DATABASE_URL';
+/**
+ * Set by `npm run test:pgbouncer` (scripts/test-pgbouncer.js): DATABASE_URL then goes through PgBouncer in
+ * transaction mode and this is the server behind it, where databases are created and migrated, and where
+ * every app and CLI run of the tests gets its DATABASE_DIRECT_URL (`directEnv`).
+ */
+export const TEST_DIRECT_SERVER = 'QUIRE_TEST_DIRECT_SERVER';
+
+/** `DATABASE_DIRECT_URL` for a process using `url`, when the run goes through PgBouncer: the same database on the direct server. */
+export function directEnv(url: string | undefined): { DATABASE_DIRECT_URL?: string } {
+  const server = process.env[TEST_DIRECT_SERVER];
+  const pooler = process.env.DATABASE_URL;
+  // Only a URL through the run's PgBouncer (a test's own cluster is direct).
+  if (!server || !url || !pooler || new URL(url).host !== new URL(pooler).host) return {};
+  const direct = new URL(server);
+  direct.pathname = new URL(url).pathname;
+  return { DATABASE_DIRECT_URL: direct.toString() };
+}
 
 export interface TestDatabase {
   url: string;
@@ -19,21 +36,23 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const server: ResolvedDatabase = await resolveDatabase(loadConfig(), (line) => process.stderr.write(`${line}\n`));
   const name = `quire_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const admin = new Client({ connectionString: server.url });
+  // Behind PgBouncer, databases are made and migrated on the server itself (the migrations' lock is session-level).
+  const direct = process.env[TEST_DIRECT_SERVER] ?? server.url;
+  const admin = new Client({ connectionString: direct });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
 
   const url = new URL(server.url);
   url.pathname = `/${name}`;
-  const dataSource = await createDataSource(url.toString(), 2).initialize();
+  const dataSource = await createDataSource(directEnv(url.toString()).DATABASE_DIRECT_URL ?? url.toString(), 2).initialize();
   await runMigrations(dataSource);
   await dataSource.destroy();
 
   return {
     url: url.toString(),
     drop: async () => {
-      const client = new Client({ connectionString: server.url });
+      const client = new Client({ connectionString: direct });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli as run } from '../../src/cli/program';
+import { directEnv } from './database';
 import { ROOT } from './server-process';
 
 export interface CliResult {
@@ -18,7 +19,7 @@ export async function runCli(args: string[], env: Record<string, string | undefi
   let stdout = '';
   let stderr = '';
   const code = await run(args, {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...directEnv(env.DATABASE_URL), ...env },
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
   });
@@ -33,7 +34,7 @@ export function runCliProcess(args: string[], env: Record<string, string | undef
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(ROOT, 'src', 'cli.ts'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env } as NodeJS.ProcessEnv,
+      env: { ...process.env, ...directEnv(env.DATABASE_URL), ...env } as NodeJS.ProcessEnv,
     });
     let stdout = '';
     let stderr = '';

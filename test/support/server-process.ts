@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { directEnv } from './database';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -25,10 +26,10 @@ export interface ServerProcess {
 export function spawnServer(env: Record<string, string>, options: { npmStart?: boolean; cwd?: string } = {}): ServerProcess {
   // Its own process group, so `kill()` can end everything it spawned even when a signal is not forwarded.
   const child = options.npmStart
-    ? spawn('npm', ['start'], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...env }, detached: true })
+    ? spawn('npm', ['start'], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...directEnv(env.DATABASE_URL), ...env }, detached: true })
     : spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(ROOT, 'src', 'main.ts')], {
         cwd: options.cwd ?? ROOT,
-        env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
+        env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...directEnv(env.DATABASE_URL), ...env },
         detached: true,
       });
   let output = '';

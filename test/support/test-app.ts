@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { createLogger } from '../../src/common/logging/logger';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { TEST_DATABASE_URL } from './database';
+import { directEnv, TEST_DATABASE_URL } from './database';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -44,6 +44,9 @@ export async function createTestApp(
     AUDIT_STRICT: 'true',
     // The run's key (test/support/global-setup.ts), so every app opens what the others wrote.
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY,
+    // `npm run test:pgbouncer`: plain statements, and the direct server for session-level work.
+    DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+    ...directEnv(databaseUrl),
     ...env,
   });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));

@@ -16,6 +16,7 @@ import { CollectionJson, presentCollection } from './collection.presenter';
 import { CollectionsService } from './collections.service';
 import { CreateCollectionDto, ListCollectionsQueryDto, UpdateCollectionDto } from './dto/collection.dto';
 import { MoveDto, TransferDto } from './dto/move.dto';
+import { ReadFromReplica } from '../../database/read-from-replica';
 
 @ApiTags('collections')
 @ApiBearerAuth()
@@ -31,6 +32,7 @@ export class CollectionsController {
   @Get('orgs/:organizationId/collections')
   @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listCollectionsInOrganizationById', summary: 'List the collections of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Collection') })
   async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Query() query: ListCollectionsQueryDto) {

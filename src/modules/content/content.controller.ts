@@ -29,6 +29,7 @@ import { SpaceAccess } from '../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../access/route-access.guard';
 import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
+import { ReadFromReplica } from '../../database/read-from-replica';
 
 /** The space's active content. */
 @ApiTags('content')
@@ -42,6 +43,7 @@ export class ContentController {
 
   @Get()
   @ScriptScope('space:content:read', 'space:content:write')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getCurrentRevision', summary: "The space's active revision: page tree, files, reusable contents, variables" })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
@@ -52,6 +54,7 @@ export class ContentController {
   }
 
   @Get('pages')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listPages', summary: 'The page tree of the active revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
   async pages(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionQueryDto, @Res() res: Response): Promise<void> {
@@ -59,6 +62,7 @@ export class ContentController {
   }
 
   @Get('files')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listFiles', summary: 'Files of the active revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
   async files(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: RevisionFilesQueryDto, @Req() req: Request): Promise<RevisionFilesJson> {
@@ -67,6 +71,7 @@ export class ContentController {
   }
 
   @Get('files/:fileId')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getFileById', summary: 'A file of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
   async file(
@@ -80,6 +85,7 @@ export class ContentController {
   }
 
   @Get('page/:pageId')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getPageById', summary: 'A page of the active revision, with its body and sub-pages' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string, @Query() query: PageQueryDto): Promise<RevisionPageJson | RawJson> {
@@ -87,6 +93,7 @@ export class ContentController {
   }
 
   @Get('reusable-contents/:reusableContentId')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getReusableContentById', summary: 'A reusable content of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
   async reusableContent(
@@ -114,6 +121,7 @@ export class ContentController {
 
   @Get('page/:pageId/meta-links')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listSpacePageMetaLinks', summary: 'Canonical and alternate links of a page of the active revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
   async pageMetaLinks(@CurrentSpaceAccess() access: SpaceAccess, @Param('pageId') pageId: string): Promise<RevisionPageMetaLinksJson> {
@@ -123,6 +131,7 @@ export class ContentController {
 
   @Get('path/*pagePath')
   @ApiParam({ name: 'pagePath', description: 'Path of the page, e.g. `guide/install` (slashes may be encoded)' })
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getPageByPath', summary: 'A page of the active revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
   async pageByPath(

@@ -29,6 +29,7 @@ import { CONTENT_POLICY } from './content.policy';
 import { joinPath } from './page-path';
 import { sendJsonStream } from '../../common/http/json-stream';
 import { presentPagesStream, presentRevisionStream } from './revision-stream.presenter';
+import { ReadFromReplica } from '../../database/read-from-replica';
 
 /** Any revision of the space, by id (revisions are immutable, so these answers never change). */
 @ApiTags('content')
@@ -43,6 +44,7 @@ export class RevisionsController {
   @Get()
   @ScriptScope('space:content:read', 'space:content:write')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getRevisionById', summary: 'A revision of the space' })
   @ApiOkResponse({ schema: publicSchema('Revision') })
   async revision(
@@ -59,6 +61,7 @@ export class RevisionsController {
 
   @Get('pages')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listPagesInRevisionById', summary: 'The page tree of a revision' })
   @ApiOkResponse({ schema: PAGES_SCHEMA })
   async pages(
@@ -71,6 +74,7 @@ export class RevisionsController {
   }
 
   @Get('files')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listFilesInRevisionById', summary: 'Files of a revision' })
   @ApiOkResponse({ schema: FILES_SCHEMA })
   async files(
@@ -85,6 +89,7 @@ export class RevisionsController {
 
   @Get('files/:fileId')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getFileInRevisionById', summary: 'A file of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionFile') })
   async file(
@@ -126,6 +131,7 @@ export class RevisionsController {
   @Get('page/:pageId')
   @ScriptScope('space:content:read', 'space:content:write')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getPageInRevisionById', summary: 'A page of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionPage') })
   async page(
@@ -143,6 +149,7 @@ export class RevisionsController {
 
   @Get('page/:pageId/document')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getPageDocumentInRevisionById', summary: "A page's body as a JSON document" })
   @ApiOkResponse({ schema: publicSchema('JSONDocument') })
   async pageDocument(
@@ -157,6 +164,7 @@ export class RevisionsController {
 
   @Get('reusable-contents/:reusableContentId')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getReusableContentInRevisionById', summary: 'A reusable content of a revision' })
   @ApiOkResponse({ schema: publicSchema('RevisionReusableContent') })
   async reusableContent(
@@ -170,6 +178,7 @@ export class RevisionsController {
 
   @Get('reusable-contents/:reusableContentId/document')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getReusableContentDocumentInRevisionById', summary: "A reusable content's body as a JSON document" })
   @ApiOkResponse({ schema: publicSchema('JSONDocument') })
   async reusableContentDocument(
@@ -184,6 +193,7 @@ export class RevisionsController {
 
   @Get('page/:pageId/meta-links')
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listRevisionPageMetaLinks', summary: 'Canonical and alternate links of a page' })
   @ApiOkResponse({ schema: publicSchema('RevisionPageMetaLinks') })
   async pageMetaLinks(
@@ -198,6 +208,7 @@ export class RevisionsController {
   @Get('path/*pagePath')
   @ApiParam({ name: 'pagePath', description: 'Path of the page, e.g. `guide/install` (slashes may be encoded)' })
   @SiteTokenContent()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'getPageInRevisionByPath', summary: 'A page of a revision, by its path' })
   @ApiOkResponse({ schema: PAGE_BY_PATH_SCHEMA })
   async pageByPath(

@@ -11,6 +11,7 @@ import { AggregateEventsDto } from './dto/aggregate-events.dto';
 import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
 import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
 import { InsightsService } from './insights.service';
+import { ReadFromReplica } from '../../database/read-from-replica';
 
 /**
  * Site insights (section 4.19). The public description puts every route behind a user's token
@@ -40,6 +41,7 @@ export class InsightsController {
 
   @Post('events/aggregate')
   @HttpCode(200)
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'aggregateSiteEvents', summary: "Query a site's analytics events" })
   @ApiOkResponse({ schema: publicSchema('SiteInsightsQueryEventsAggregationResult') })
   async aggregate(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body() dto: AggregateEventsDto): Promise<AggregateResultJson> {
@@ -47,6 +49,7 @@ export class InsightsController {
   }
 
   @Get('visitor-segments')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listSiteVisitorSegments', summary: 'List a site visitor segments' })
   @ApiOkResponse({ schema: publicListSchema('SiteInsightsVisitorSegment') })
   async visitorSegments(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Query() query: ListQueryDto) {

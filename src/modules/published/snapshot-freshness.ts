@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client, type Pool } from 'pg';
 import { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
+import { DATABASE_DIRECT_URL } from '../../database/direct-url';
 import { SiteWrites } from '../sites/site-writes';
 import { SpaceUnitOfWork } from '../space-writes/space-unit-of-work';
 import { SnapshotEpoch } from './snapshot-epoch.port';
@@ -36,6 +37,8 @@ export class SnapshotFreshness extends SnapshotEpoch implements OnModuleInit, On
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly siteWrites: SiteWrites,
     private readonly spaceWrites: SpaceUnitOfWork,
+    // LISTEN is session-level: past a transaction-mode pooler, on the direct server.
+    @Optional() @Inject(DATABASE_DIRECT_URL) private readonly directUrl?: string,
   ) {
     super();
   }
@@ -75,7 +78,9 @@ export class SnapshotFreshness extends SnapshotEpoch implements OnModuleInit, On
     if (this.closed) return;
     const { options } = (this.dataSource.driver as unknown as { master: Pool & { options: { password?: unknown } } }).master;
     // The pool keeps `password` non-enumerable: named, or the spread would drop it.
-    const client = new Client({ ...options, password: options.password, application_name: 'quire-published-listener' } as object);
+    const client = this.directUrl
+      ? new Client({ connectionString: this.directUrl, application_name: 'quire-published-listener' })
+      : new Client({ ...options, password: options.password, application_name: 'quire-published-listener' } as object);
     this.client = client;
     const lost = (error?: unknown) => {
       if (this.client !== client) return;

@@ -40,28 +40,29 @@ export class SpaceRetentionService {
 
   /**
    * Removes every space past the retention period, batch by batch, then the content no revision
-   * uses any more. Only one process runs it at a time (an advisory lock on a dedicated connection).
+   * uses any more. Only one process runs it at a time: a transaction-level advisory lock held by an
+   * open transaction on a dedicated connection for the whole run (behind a transaction-mode pooler
+   * such as PgBouncer, a session-level lock would stay on whichever server connection it landed on).
    */
   async purgeExpired(batchSize = PURGE_BATCH_SIZE): Promise<PurgeResult> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [PURGE_LOCK]);
+      await runner.startTransaction();
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [PURGE_LOCK]);
       if (!locked) return { ran: false, purged: 0 };
-      try {
-        const cutoff = this.cutoff();
-        let purged = 0;
-        for (;;) {
-          const ids = await runner.manager.transaction((em) => this.spaces.purgeBatch(cutoff, batchSize, em));
-          purged += ids.length;
-          if (ids.length < batchSize) break;
-        }
-        if (purged > 0) await runner.manager.transaction((em) => this.revisions.collectGarbage(em));
-        return { ran: true, purged };
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [PURGE_LOCK]);
+      const cutoff = this.cutoff();
+      let purged = 0;
+      for (;;) {
+        const ids = await this.dataSource.transaction((em) => this.spaces.purgeBatch(cutoff, batchSize, em));
+        purged += ids.length;
+        if (ids.length < batchSize) break;
       }
+      if (purged > 0) await this.dataSource.transaction((em) => this.revisions.collectGarbage(em));
+      return { ran: true, purged };
     } finally {
+      // Ends the lock's transaction (it wrote nothing), then hands the connection back.
+      if (runner.isTransactionActive) await runner.commitTransaction().catch(() => undefined);
       await runner.release();
     }
   }

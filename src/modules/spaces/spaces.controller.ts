@@ -17,6 +17,7 @@ import { User } from '../users/user.entity';
 import { CreateSpaceDto, GetSpaceQueryDto, TransferSpaceDto, UpdateSpaceDto } from './dto/space.dto';
 import { presentSpace, SpaceJson } from '../space-model/space.presenter';
 import { SpacesService } from './spaces.service';
+import { ReadFromReplica } from '../../database/read-from-replica';
 
 @ApiTags('spaces')
 @ApiBearerAuth()
@@ -33,6 +34,7 @@ export class SpacesController {
   @OrgRole('guest')
   @ApiParam({ name: 'organizationId' })
   @ScriptScopeOnAllSpaces('space:metadata:read', 'space:metadata:write')
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'listSpacesInOrganizationById', summary: 'List the spaces of an organization, in their kept order' })
   @ApiOkResponse({ schema: publicListSchema('Space') })
   async list(@CurrentUser() user: User, @CurrentMembership() membership: Membership, @Query() query: ListQueryDto) {

@@ -9,6 +9,7 @@ import { SearchService } from './search.service';
 import { SpaceAccess } from '../../access/space-access.service';
 import { CurrentSpaceAccess, SpaceAction } from '../../access/route-access.guard';
 import { CONTENT_POLICY } from '../content.policy';
+import { ReadFromReplica } from '../../../database/read-from-replica';
 
 @ApiTags('content')
 @ApiBearerAuth()
@@ -20,6 +21,7 @@ export class SearchController {
   constructor(private readonly search: SearchService) {}
 
   @Get()
+  @ReadFromReplica()
   @ApiOperation({ operationId: 'searchSpaceContent', summary: 'Full-text search of the active revision: pages best first, with matching sections' })
   @ApiOkResponse({ schema: publicListSchema('SearchPageResult') })
   async find(@CurrentSpaceAccess() access: SpaceAccess, @Query() query: SearchQueryDto): Promise<SearchResultsJson> {
