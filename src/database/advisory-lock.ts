@@ -1,4 +1,5 @@
-import { DataSource } from 'typeorm';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 
 /**
  * Advisory-lock keys (cluster-wide, one 64-bit space): each names work that replicas starting
@@ -18,25 +19,25 @@ export const ADVISORY_LOCKS = {
 
 /**
  * Runs `work` while this process holds the advisory lock `key`: a transaction-level lock, taken in a
- * transaction kept open on a connection of its own from the pool (`work` uses others: the pool needs two
- * connections at least) and released when that transaction ends. Transaction-level, so it holds behind a
- * transaction-mode PgBouncer too (an open transaction keeps its server connection; a session lock would
- * stay on whichever server connection took it). Another process asking for the same key waits until
- * `work` ends; a process that dies loses its lock with its connection, so a crash never leaves it held.
+ * transaction kept open on a connection of its own (outside the pool, so `work` has every pooled
+ * connection, even in a pool of one) and released when that transaction ends. Transaction-level, so it
+ * holds behind a transaction-mode PgBouncer too (an open transaction keeps its server connection; a
+ * session lock would stay on whichever server connection took it). Another process asking for the same
+ * key waits until `work` ends; a process that dies loses its lock with its connection, so a crash never
+ * leaves it held.
  */
 export async function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
+  const { url } = dataSource.options as { url?: string };
+  const client = new Client({ connectionString: url, application_name: 'quire' });
+  await client.connect();
   try {
-    await runner.startTransaction();
-    await runner.query('SELECT pg_advisory_xact_lock($1)', [key]);
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [key]);
     const result = await work();
-    await runner.commitTransaction();
+    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-    throw error;
   } finally {
-    await runner.release();
+    // On a throw the transaction is still open: ending the connection rolls it back and frees the lock.
+    await client.end().catch(() => undefined);
   }
 }

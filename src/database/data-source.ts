@@ -34,7 +34,7 @@ export function createDataSource(url: string, poolSize?: number): DataSource {
   return new DataSource({ ...dataSourceOptions(url, poolSize), entities: [ENTITY_FILES] });
 }
 
-/** Applies pending migrations while holding a cluster-wide advisory lock; returns their names. Needs a pool of two: one connection holds the lock. */
+/** Applies pending migrations while holding a cluster-wide advisory lock (on a connection of its own); returns their names. */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   return withAdvisoryLock(dataSource, ADVISORY_LOCKS.migrations, async () => {
     const applied = await dataSource.runMigrations({ transaction: 'each' });
@@ -43,8 +43,8 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
 }
 
 /**
- * Applies pending migrations on a connection of their own to `url` (DATABASE_DIRECT_URL): the
- * advisory lock is session-level, which a transaction-mode pooler would hand to another client.
+ * Applies pending migrations on connections of their own to `url` (DATABASE_DIRECT_URL): TypeORM's
+ * migration runner keeps its own session state, which a transaction-mode pooler would not.
  */
 export async function runMigrationsAt(url: string): Promise<string[]> {
   const dataSource = await new DataSource(dataSourceOptions(url, 2)).initialize();
