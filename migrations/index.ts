@@ -15,6 +15,7 @@ import { Comments1800000073000 } from './1800000073000-comments';
 import { SiteStructure1800000074000 } from './1800000074000-site-structure';
 import { OpenApiSpecs1800000075000 } from './1800000075000-openapi-specs';
 import { SiteInsights1800000076000 } from './1800000076000-site-insights';
+import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
 import { ContentAtScale1800000078000 } from './1800000078000-content-at-scale';
 import { Integrations1800000077000 } from './1800000077000-integrations';
 import { ChangeRequestPdfRenders1800000079000 } from './1800000079000-change-request-pdf-renders';
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   ChangeRequestReviews1800000240000,
   PublishedNotify1800000280000,
   OrganizationDefaultSite1800000290000,
+  InsightsFold1800000320000,
 ];

@@ -26,6 +26,8 @@ export class AppConfig {
   readonly spaceRetentionDays: number;
   /** Days site insights events are kept before their partition is dropped (INSIGHTS_RETENTION_DAYS; 0: forever). */
   readonly insightsRetentionDays: number;
+  /** Insights fold period and ingest back-pressure limits (INSIGHTS_FOLD_INTERVAL_MS, INSIGHTS_INGEST_MAX_IN_FLIGHT, INSIGHTS_INGEST_MAX_POOL_WAITING). */
+  readonly insights: { foldIntervalMs: number; maxInFlight: number; maxPoolWaiting: number };
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -80,6 +82,11 @@ export class AppConfig {
     this.shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_MS;
     this.spaceRetentionDays = env.SPACE_RETENTION_DAYS;
     this.insightsRetentionDays = env.INSIGHTS_RETENTION_DAYS;
+    this.insights = {
+      foldIntervalMs: env.INSIGHTS_FOLD_INTERVAL_MS,
+      maxInFlight: env.INSIGHTS_INGEST_MAX_IN_FLIGHT,
+      maxPoolWaiting: env.INSIGHTS_INGEST_MAX_POOL_WAITING,
+    };
     this.signingSecret = env.SIGNING_SECRET;
     this.encryption = {
       key: env.ENCRYPTION_KEY?.trim(),

@@ -109,6 +109,30 @@ export class EnvironmentVariables {
   @Max(3650)
   INSIGHTS_RETENTION_DAYS: number = 400;
 
+  /** Milliseconds between two folds of new insights events into the rollups (0: no timer; tests fold by hand). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  INSIGHTS_FOLD_INTERVAL_MS: number = 2000;
+
+  /** Ingest batches a replica stores at once; one more is refused with 429 and Retry-After (back-pressure). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  INSIGHTS_INGEST_MAX_IN_FLIGHT: number = 32;
+
+  /** Callers already waiting for a database connection past which an ingest batch is refused with 429. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  INSIGHTS_INGEST_MAX_POOL_WAITING: number = 8;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)

@@ -49,13 +49,19 @@ export class InsightsService {
 
   async aggregate(caller: Membership, siteId: string, dto: AggregateEventsDto, options: { now?: Date; useRollups?: boolean } = {}): Promise<AggregateColumn[]> {
     const site = await this.site(caller, siteId);
-    const query = compileAggregate(dto, { siteId: site.id, now: options.now ?? new Date(), useRollups: options.useRollups });
-    return this.run(query);
+    return this.run((watermark) => compileAggregate(dto, { siteId: site.id, now: options.now ?? new Date(), useRollups: options.useRollups, watermark }));
   }
 
-  /** Runs a compiled query and turns its rows into answer columns. */
-  async run(query: CompiledAggregate): Promise<AggregateColumn[]> {
-    const rows = await this.repository.aggregate(this.dataSource.manager, query);
+  /**
+   * Compiles (with the fold's watermark) and runs a query, and turns its rows into answer columns. The
+   * watermark and the rollups are read in one snapshot (REPEATABLE READ), so each event is counted once:
+   * in a rollup if its transaction is below the watermark, raw otherwise.
+   */
+  async run(compile: (watermark: string) => CompiledAggregate): Promise<AggregateColumn[]> {
+    const { query, rows } = await this.dataSource.transaction('REPEATABLE READ', async (em) => {
+      const compiled = compile(await this.repository.watermark(em));
+      return { query: compiled, rows: await this.repository.aggregate(em, compiled) };
+    });
     return query.outputs.map((output) => ({
       column: output.column,
       ...(output.claim !== undefined ? { claim: output.claim } : {}),

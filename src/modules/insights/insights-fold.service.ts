@@ -1,0 +1,62 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+import { FoldResult, InsightsRepository } from './insights.repository';
+
+/** Folds between two summaries of the ingest-id BRIN index. */
+const SUMMARIZE_EVERY = 15;
+
+/**
+ * Folds newly stored events into the minute and hourly rollups every INSIGHTS_FOLD_INTERVAL_MS (one
+ * fold at a time per replica; replicas take turns on the watermark row). Aggregates stay exact in
+ * between: they read the rows above the watermark raw (insights-query.compiler.ts).
+ */
+@Injectable()
+export class InsightsFoldService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(InsightsFoldService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<FoldResult>;
+  private folds = 0;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly repository: InsightsRepository,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const interval = this.config.insights.foldIntervalMs;
+    if (interval > 0) this.schedule(interval);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Folds what was stored until now (waits for a fold already running, then runs one more). */
+  async fold(): Promise<FoldResult> {
+    while (this.running) await this.running.catch(() => undefined);
+    this.running = this.dataSource.transaction((em) => this.repository.fold(em));
+    try {
+      const result = await this.running;
+      if (++this.folds % SUMMARIZE_EVERY === 0) await this.repository.summarizeIngestIndex(this.dataSource.manager);
+      return result;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private schedule(interval: number): void {
+    this.timer = setTimeout(() => {
+      this.fold()
+        .catch((error: unknown) => this.logger.warn({ msg: 'insights fold failed; retried at the next tick', err: error }))
+        .finally(() => {
+          if (this.timer) this.schedule(interval);
+        });
+    }, interval);
+    this.timer.unref();
+  }
+}
