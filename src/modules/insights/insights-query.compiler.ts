@@ -216,7 +216,12 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
       return alias;
     });
     aliasOf.set(ref.key, aliases);
-    outputs.push({ column: ref.column, claim: ref.claim, aliases, decode: sketched && ref.spec.kind === 'metric' && !ref.spec.rollupSafe ? decodeSketch : decoderFor(ref) });
+    outputs.push({
+      column: ref.column,
+      claim: ref.claim,
+      aliases,
+      decode: sketched && ref.spec.kind === 'metric' && !ref.spec.rollupSafe ? decodeSketch : decoderFor(ref),
+    });
   }
 
   const conditions: string[] = [];

@@ -183,14 +183,25 @@ export class InsightsRepository {
 
   /**
    * Folds the events stored since the last fold into the minute and hourly rollups and their sketches,
-   * and moves the watermark to the oldest transaction still running: every transaction below it has
-   * ended, so its events are all visible now and none can appear later. One folder at a time (the
+   * and moves the watermark to the oldest transaction of this database still running: every transaction
+   * below it has ended, so its events are all visible now and none can appear later. One folder at a time (the
    * watermark row is locked); the caller runs it in a transaction, so rollups and watermark move together.
    * Late events (up to 5 minutes old) land in their own minute, whichever fold sees them.
    */
   async fold(em: EntityManager): Promise<FoldResult> {
     const [{ watermark: from }] = await em.query(`SELECT watermark::text AS watermark FROM insights_fold_state FOR UPDATE`);
-    const [{ xmin: to }] = await em.query(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+    // The new watermark: the snapshot's next id, or the oldest transaction of THIS database still running
+    // after the snapshot was taken (transactions of other databases cannot store events here, and must not
+    // hold the fold back). Any id below it has ended by then, so the next statement sees its rows.
+    const [{ snapshot }] = await em.query(`SELECT pg_current_snapshot()::text AS snapshot`);
+    const [{ to }] = await em.query(
+      `SELECT least(pg_snapshot_xmax($1::pg_snapshot), min(x))::text AS to
+       FROM pg_snapshot_xip($1::pg_snapshot) x
+       LEFT JOIN pg_stat_activity a ON a.backend_xid::text::bigint = (x::text::bigint & 4294967295)
+         AND a.datname = current_database() AND a.pid <> pg_backend_pid()
+       WHERE a.pid IS NOT NULL`,
+      [snapshot],
+    );
     if (BigInt(to) <= BigInt(from)) return { from, to: from, groups: 0 };
     await em.query(FOLD_COUNTS_SQL, [from, to]);
     const groups: { site_id: string; minute: Date; type: string; display_context: string; visitors: number[]; sessions: number[] }[] = await em.query(
@@ -247,8 +258,6 @@ export class InsightsRepository {
 
   /** Summarizes the BRIN ranges of the ingest ids filled since the last time (autovacuum does it too, later). */
   async summarizeIngestIndex(em: EntityManager): Promise<void> {
-    await em.query(
-      `SELECT brin_summarize_new_values(i.inhrelid) FROM pg_inherits i WHERE i.inhparent = 'insights_events_ingest_xid_idx'::regclass`,
-    );
+    await em.query(`SELECT brin_summarize_new_values(i.inhrelid) FROM pg_inherits i WHERE i.inhparent = 'insights_events_ingest_xid_idx'::regclass`);
   }
 }
