@@ -4,9 +4,6 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { FoldResult, InsightsRepository } from './insights.repository';
 
-/** Folds between two summaries of the ingest-id BRIN index. */
-const SUMMARIZE_EVERY = 15;
-
 /**
  * Folds newly stored events into the minute and hourly rollups every INSIGHTS_FOLD_INTERVAL_MS (one
  * fold at a time per replica; replicas take turns on the watermark row). Aggregates stay exact in
@@ -17,7 +14,6 @@ export class InsightsFoldService implements OnApplicationBootstrap, BeforeApplic
   private readonly logger = new Logger(InsightsFoldService.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<FoldResult>;
-  private folds = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,7 +38,8 @@ export class InsightsFoldService implements OnApplicationBootstrap, BeforeApplic
     this.running = this.dataSource.transaction((em) => this.repository.fold(em));
     try {
       const result = await this.running;
-      if (++this.folds % SUMMARIZE_EVERY === 0) await this.repository.summarizeIngestIndex(this.dataSource.manager);
+      // Summarized block ranges let an aggregate skip the folded rows; an unsummarized one is read whole.
+      if (result.to !== result.from) await this.repository.summarizeIngestIndex(this.dataSource.manager);
       return result;
     } finally {
       this.running = undefined;

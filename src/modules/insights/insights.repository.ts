@@ -256,7 +256,7 @@ export class InsightsRepository {
     }
   }
 
-  /** Summarizes the BRIN ranges of the ingest ids filled since the last time (autovacuum does it too, later). */
+  /** Summarizes the BRIN block ranges of the ingest ids written since the last time (autovacuum would, much later). */
   async summarizeIngestIndex(em: EntityManager): Promise<void> {
     await em.query(`SELECT brin_summarize_new_values(i.inhrelid) FROM pg_inherits i WHERE i.inhparent = 'insights_events_ingest_xid_idx'::regclass`);
   }

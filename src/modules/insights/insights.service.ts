@@ -31,12 +31,13 @@ export class InsightsService {
     const site = await this.site(caller, siteId);
     const rows = parseEvents(body.events, now);
     const views = pageViewsOf(rows);
-    if (views.length === 0 || !this.siteViews) await this.record(site.id, rows);
+    const listeners = views.length > 0 && this.siteViews ? await this.siteViews.listeners(site) : [];
+    if (listeners.length === 0) await this.record(site.id, rows);
     else {
       // The page views' `site_view` deliveries are queued with the batch, or not at all.
       await this.dataSource.transaction(async (em) => {
         await this.repository.insertBatch(em, site.id, rows);
-        await this.siteViews?.viewed(site, views, em);
+        await this.siteViews?.viewed(site, views, em, listeners);
       });
     }
     return rows;

@@ -29,9 +29,12 @@ export class SiteViewListener implements SiteViewsListener, OnModuleInit {
     await this.jobs.register(FAN_OUT_SITE_VIEWS, (batch) => this.fanOut(batch));
   }
 
-  async viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager): Promise<void> {
-    const installed = await this.installations.onSite(site.id, site.organizationId, em);
-    for (const { installationId, integrationId } of installed) {
+  async listeners(site: { id: string; organizationId: string }): Promise<{ installationId: string; integrationId: string }[]> {
+    return this.installations.onSite(site.id, site.organizationId);
+  }
+
+  async viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager, listeners: unknown[]): Promise<void> {
+    for (const { installationId, integrationId } of listeners as { installationId: string; integrationId: string }[]) {
       const payloads = views.map((view) => siteViewPayload(installationId, site.id, view));
       await this.jobs.send(FAN_OUT_SITE_VIEWS, { integrationId, installationId, views: payloads }, { manager: em });
     }
