@@ -199,7 +199,9 @@ async function main(): Promise<void> {
       rates.bare.push(b.rate);
       rates.quire.push(q.rate);
       rates.ratios.push(q.rate / b.rate);
-      out(`| ingest round ${round + 1} (load ${load()}) | bare ${b.rate.toLocaleString('en-US')} /s, Quire ${q.rate.toLocaleString('en-US')} /s (${q.refused} × 429) | ${(q.rate / b.rate).toFixed(2)} |`);
+      out(
+        `| ingest round ${round + 1} (load ${load()}) | bare ${b.rate.toLocaleString('en-US')} /s, Quire ${q.rate.toLocaleString('en-US')} /s (${q.refused} × 429) | ${(q.rate / b.rate).toFixed(2)} |`,
+      );
     }
     out(
       `| **ingest, ${CLIENTS} clients, ${BATCHES} batches of ${BATCH}, median of ${ROUNDS}** | bare ${median(rates.bare).toLocaleString('en-US')} /s, Quire **${median(rates.quire).toLocaleString('en-US')} /s** | **${median(rates.ratios).toFixed(2)}** |`,
@@ -241,7 +243,9 @@ async function main(): Promise<void> {
         hourP50[range].push(p50);
         cells.push(`${range} p50 **${p50.toFixed(1)} ms**`);
       }
-      out(`| count by hour, ${volume.toLocaleString('en-US')} events in the last hour (load + fold ${seconds.toFixed(0)} s, load ${load()}) | ${cells.join(', ')} |`);
+      out(
+        `| count by hour, ${volume.toLocaleString('en-US')} events in the last hour (load + fold ${seconds.toFixed(0)} s, load ${load()}) | ${cells.join(', ')} |`,
+      );
     }
     for (const range of ['last24Hours', 'lastYear']) {
       const values = hourP50[range];
@@ -263,7 +267,9 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       const { p50, total } = await aggregateTimes(yearSite, 'lastYear');
       if (total !== YEAR_VOLUME) throw new Error(`lastYear counted ${total}, stored ${YEAR_VOLUME}`);
-      out(`| count by hour, lastYear, ${YEAR_VOLUME.toLocaleString('en-US')} events over the year (load + fold ${seconds.toFixed(0)} s, load ${load()}) | p50 **${p50.toFixed(1)} ms** |`);
+      out(
+        `| count by hour, lastYear, ${YEAR_VOLUME.toLocaleString('en-US')} events over the year (load + fold ${seconds.toFixed(0)} s, load ${load()}) | p50 **${p50.toFixed(1)} ms** |`,
+      );
     }
 
     process.stdout.write(`\nInsights benchmarks (loopback, one process)\n\n| measurement | result | ratio |\n|---|---|---|\n${lines.join('\n')}\n`);

@@ -35,15 +35,20 @@ export class InsightsFoldService implements OnApplicationBootstrap, BeforeApplic
   /** Folds what was stored until now (waits for a fold already running, then runs one more). */
   async fold(): Promise<FoldResult> {
     while (this.running) await this.running.catch(() => undefined);
-    this.running = this.dataSource.transaction((em) => this.repository.fold(em));
+    const running = this.foldOnce();
+    this.running = running;
     try {
-      const result = await this.running;
-      // Summarized block ranges let an aggregate skip the folded rows; an unsummarized one is read whole.
-      if (result.to !== result.from) await this.repository.summarizeIngestIndex(this.dataSource.manager);
-      return result;
+      return await running;
     } finally {
-      this.running = undefined;
+      if (this.running === running) this.running = undefined;
     }
+  }
+
+  private async foldOnce(): Promise<FoldResult> {
+    const result = await this.dataSource.transaction((em) => this.repository.fold(em));
+    // Summarized block ranges let an aggregate skip the folded rows; an unsummarized one is read whole.
+    if (result.to !== result.from) await this.repository.summarizeIngestIndex(this.dataSource.manager);
+    return result;
   }
 
   private schedule(interval: number): void {

@@ -73,6 +73,11 @@ const INGEST_SQL = `
   INSERT INTO insights_events (site_id, ${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
   SELECT $1, ${EVENT_COLUMNS.map(([key]) => `"${key}"`).join(', ')} FROM (SELECT ${BATCH_COLUMNS} FROM json_to_recordset($2::json) AS b(${RECORD})) batch`;
 
+/** The same insert, only when the site belongs to the organization ($3), answering whether it does: one round trip for both. */
+const INGEST_CHECKED_SQL = `
+  WITH site AS (SELECT 1 FROM sites WHERE id = $1 AND organization_id = $3), inserted AS (${INGEST_SQL} WHERE EXISTS (SELECT 1 FROM site))
+  SELECT EXISTS (SELECT 1 FROM site) AS found`;
+
 /** The rollups' group keys, compared byte-wise (`COLLATE "C"`): the sort only fixes the lock order. */
 const groupKeys = (keys: string) =>
   keys
@@ -127,10 +132,16 @@ export class InsightsRepository {
     return em.getRepository(Site).findOneBy({ id: siteId, organizationId });
   }
 
-  /** Appends a batch of events of one site and counts them into the hourly rollups, in one statement. */
+  /** Appends a batch of events of one site, in one statement (the fold counts them into the rollups later). */
   async insertBatch(em: EntityManager, siteId: string, rows: InsightEventRow[]): Promise<void> {
     if (rows.length === 0) return;
     await em.query(INGEST_SQL, [siteId, encodeBatch(rows)]);
+  }
+
+  /** Appends a batch when the site belongs to the organization; false (nothing stored) when it does not. */
+  async insertBatchChecked(em: EntityManager, organizationId: string, siteId: string, rows: InsightEventRow[]): Promise<boolean> {
+    const [{ found }] = await em.query(INGEST_CHECKED_SQL, [siteId, encodeBatch(rows), organizationId]);
+    return found;
   }
 
   async aggregate(em: EntityManager, query: CompiledAggregate): Promise<Record<string, unknown>[]> {

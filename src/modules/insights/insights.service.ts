@@ -16,6 +16,7 @@ import { InsightsRepository } from './insights.repository';
 import { SITE_VIEWS, type SiteViewsListener } from './site-views.port';
 
 const SEGMENTS_LIST = 'insights-visitor-segments:claims:asc';
+const siteNotFound = () => insightsError('insights.site_not_found', 'Site not found');
 
 /** Site insights (section 4.19): ingest, aggregate, visitor segments. */
 @Injectable()
@@ -26,17 +27,29 @@ export class InsightsService {
     @Optional() @Inject(SITE_VIEWS) private readonly siteViews?: SiteViewsListener,
   ) {}
 
-  /** Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows. */
+  /**
+   * Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows.
+   * The site check rides in the insert itself (one round trip); an unknown site still answers 404 before
+   * any refusal of the events, as every route checks its resource first.
+   */
   async track(caller: Membership, siteId: string, body: TrackEventsBody, now = new Date()): Promise<InsightEventRow[]> {
-    const site = await this.site(caller, siteId);
-    const rows = parseEvents(body.events, now);
+    let rows: InsightEventRow[];
+    try {
+      rows = parseEvents(body.events, now);
+    } catch (refusal) {
+      await this.site(caller, siteId);
+      throw refusal;
+    }
     const views = pageViewsOf(rows);
+    const site = { id: siteId, organizationId: caller.organizationId };
     const listeners = views.length > 0 && this.siteViews ? await this.siteViews.listeners(site) : [];
-    if (listeners.length === 0) await this.record(site.id, rows);
-    else {
+    if (rows.length === 0) await this.site(caller, siteId);
+    else if (listeners.length === 0) {
+      if (!(await this.repository.insertBatchChecked(this.dataSource.manager, site.organizationId, site.id, rows))) throw siteNotFound();
+    } else {
       // The page views' `site_view` deliveries are queued with the batch, or not at all.
       await this.dataSource.transaction(async (em) => {
-        await this.repository.insertBatch(em, site.id, rows);
+        if (!(await this.repository.insertBatchChecked(em, site.organizationId, site.id, rows))) throw siteNotFound();
         await this.siteViews?.viewed(site, views, em, listeners);
       });
     }
@@ -86,7 +99,7 @@ export class InsightsService {
 
   private async site(caller: Membership, siteId: string): Promise<Site> {
     const site = await this.repository.findSite(this.dataSource.manager, caller.organizationId, siteId);
-    if (!site) throw insightsError('insights.site_not_found', 'Site not found');
+    if (!site) throw siteNotFound();
     return site;
   }
 }
