@@ -203,9 +203,10 @@ async function main(): Promise<void> {
         `| ingest round ${round + 1} (load ${load()}) | bare ${b.rate.toLocaleString('en-US')} /s, Quire ${q.rate.toLocaleString('en-US')} /s (${q.refused} × 429) | ${(q.rate / b.rate).toFixed(2)} |`,
       );
     }
-    out(
-      `| **ingest, ${CLIENTS} clients, ${BATCHES} batches of ${BATCH}, median of ${ROUNDS}** | bare ${median(rates.bare).toLocaleString('en-US')} /s, Quire **${median(rates.quire).toLocaleString('en-US')} /s** | **${median(rates.ratios).toFixed(2)}** |`,
-    );
+    if (ROUNDS > 0)
+      out(
+        `| **ingest, ${CLIENTS} clients, ${BATCHES} batches of ${BATCH}, median of ${ROUNDS}** | bare ${median(rates.bare).toLocaleString('en-US')} /s, Quire **${median(rates.quire).toLocaleString('en-US')} /s** | **${median(rates.ratios).toFixed(2)}** |`,
+      );
     await app.get(InsightsFoldService).fold();
 
     // 2. Count by hour, all events in the last hour, at growing volumes (folded before measuring).
@@ -236,7 +237,11 @@ async function main(): Promise<void> {
       await fold.fold();
       await dataSource.query(`ANALYZE insights_events`);
       const seconds = (performance.now() - started) / 1000;
-      const cells: string[] = [];
+      const [{ unfolded }] = await dataSource.query(
+        `SELECT count(*)::int AS unfolded FROM insights_events WHERE site_id = $1 AND ingest_xid >= (SELECT watermark FROM insights_fold_state)`,
+        [hourSite],
+      );
+      const cells: string[] = [`${unfolded} unfolded`];
       for (const range of ['last24Hours', 'lastYear']) {
         const { p50, total } = await aggregateTimes(hourSite, range);
         if (total !== stored) throw new Error(`${range} counted ${total}, stored ${stored}`);
