@@ -139,6 +139,20 @@ describe('site insights: rollups, sketches, back-pressure', () => {
     expect(raw.map((column) => column.values[0])).toEqual([30_000, 15_000, 30_000]);
   }, 120_000);
 
+  it('folds past the events of a site deleted before they were folded (the rollups keep their foreign keys)', async () => {
+    const gone = await createSite(t, org);
+    const kept = await createSite(t, org);
+    const service = t.app.get(InsightsService);
+    await service.record(gone, parseEvents([siteEvent()], new Date()));
+    await t.dataSource.query(`DELETE FROM sites WHERE id = $1`, [gone]);
+    await service.record(kept, parseEvents([siteEvent(), siteEvent()], new Date()));
+    const before = await t.dataSource.query(`SELECT watermark FROM insights_fold_state`);
+    const result = await fold();
+    expect(BigInt(result.to)).toBeGreaterThan(BigInt(before[0].watermark));
+    const [{ n }] = await t.dataSource.query(`SELECT coalesce(sum(events), 0)::int AS n FROM insights_minute_totals WHERE site_id = $1`, [kept]);
+    expect(n).toBe(2);
+  });
+
   it('answers 429 with Retry-After when ingestion is behind, stores nothing of a refused batch, and loses no acknowledged one', async () => {
     const siteId = await createSite(t, org);
     const gate = t.app.get(InsightsIngestGate);
