@@ -64,6 +64,7 @@ const HELPERS = [
   'src/modules/integrations/runtime/script-sandbox.ts',
   'src/modules/integrations/script-auth/script-authenticator.ts',
   'src/modules/spaces/clock.ts',
+  'src/modules/insights/insights-ingest.gate.ts',
 ];
 const SERVICE_LIKE = [...WRITERS, ...HELPERS];
 /** An import of a writer or helper, by the file's name (`./space-unit-of-work`, `../content/revision-writer`). */

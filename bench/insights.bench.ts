@@ -1,33 +1,48 @@
-/* Site insights benchmarks: ingest rate in batches of 1,000 over HTTP, and "count by hour over the
- * last year" at 1M and 10M stored events spread over the year.
- * Standalone: `npm run -s build && node -r @swc-node/register bench/insights.bench.ts`. Uses
- * DATABASE_URL (default: the machine's PostgreSQL) to create and drop its own fresh database.
- * BENCH_INSIGHTS_EVENTS=1000000,10000000 sets the stored volumes (each step adds to the previous). */
+/* Site insights benchmarks, in one run:
+ * 1. Ingest over HTTP, 8 clients, batches of 250, interleaved with a bare node:http + pg server (one
+ *    multi-row INSERT per batch into a table of the same columns): events/s of each and the ratio.
+ * 2. "Count by hour" aggregates (last24Hours, lastYear) with 20k, 200k and 2M events all in the last
+ *    hour (folded), p50 of QUERY_RUNS; then 10M events spread over the year (BENCH_INSIGHTS_YEAR=0 skips).
+ * Standalone: `node -r @swc-node/register bench/insights.bench.ts`. Uses DATABASE_URL (default: the
+ * machine's PostgreSQL) to create and drop its own fresh database.
+ * BENCH_INSIGHTS_ROUNDS (3), BENCH_INSIGHTS_BATCHES (200 per run), BENCH_INSIGHTS_HOUR (20000,200000,2000000),
+ * BENCH_INSIGHTS_YEAR (10000000). */
+import { createHash } from 'node:crypto';
+import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.factory';
 import { newId } from '../src/common/ids';
 import { createLogger } from '../src/common/logging/logger';
 import { loadConfig } from '../src/config/app-config';
-import { compileAggregate } from '../src/modules/insights/insights-query.compiler';
+import { InsightsFoldService } from '../src/modules/insights/insights-fold.service';
 import { InsightsRepository } from '../src/modules/insights/insights.repository';
-import { InsightsService } from '../src/modules/insights/insights.service';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { Site } from '../src/modules/sites/site.entity';
 import { TokensService } from '../src/modules/tokens/tokens.service';
 import { UsersService } from '../src/modules/users/users.service';
-import { DataSource } from 'typeorm';
 import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-/** `BENCH_INSIGHTS_EVENTS=0` skips the stored-history part (ingest only). */
-const VOLUMES = (process.env.BENCH_INSIGHTS_EVENTS ?? '1000000,10000000')
-  .split(',')
-  .map(Number)
-  .filter((volume) => volume > 0);
-const INGEST_BATCHES = Number(process.env.BENCH_INSIGHTS_BATCHES ?? 40);
-const QUERY_RUNS = 7;
+const list = (value: string) =>
+  value
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
+const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 3);
+const BATCHES = Number(process.env.BENCH_INSIGHTS_BATCHES ?? 200);
+const BATCH = 250;
+const CLIENTS = 8;
+const HOUR_VOLUMES = list(process.env.BENCH_INSIGHTS_HOUR ?? '20000,200000,2000000');
+const YEAR_VOLUME = Number(process.env.BENCH_INSIGHTS_YEAR ?? 10_000_000);
+const QUERY_RUNS = 9;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const load = () => {
+  const [one, five] = require('node:os').loadavg() as number[];
+  return `${one.toFixed(1)}/${five.toFixed(1)}`;
+};
 
 function batch(n: number, offset: number): unknown[] {
   return Array.from({ length: n }, (_, i) => {
@@ -55,58 +70,93 @@ function batch(n: number, offset: number): unknown[] {
   });
 }
 
-/** Posts `batches` batches of 1,000 with `concurrency` clients; events per second. */
-async function ingest(url: string, headers: Record<string, string>, batches: number, concurrency: number): Promise<number> {
-  const bodies = Array.from({ length: batches }, (_, i) => JSON.stringify({ events: batch(1000, i * 1000) }));
+/** Posts the bodies with CLIENTS concurrent clients; events per second (a 429 is retried after its Retry-After). */
+async function ingest(url: string, headers: Record<string, string>, bodies: string[]): Promise<{ rate: number; refused: number }> {
   let next = 0;
+  let refused = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: CLIENTS }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++];
-        const res = await fetch(url, { method: 'POST', headers, body });
-        if (res.status !== 204) throw new Error(`ingest answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        for (;;) {
+          const res = await fetch(url, { method: 'POST', headers, body });
+          if (res.status === 429) {
+            refused++;
+            await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+            continue;
+          }
+          if (res.status !== 204) throw new Error(`ingest answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+          break;
+        }
       }
     }),
   );
-  return Math.round((batches * 1000) / ((performance.now() - started) / 1000));
+  return { rate: Math.round((bodies.length * BATCH) / ((performance.now() - started) / 1000)), refused };
 }
 
 /**
- * Loads `count` events spread uniformly over the last year straight into the partitioned table (the
- * route only takes recent events). PostgreSQL generates them (`INSERT … SELECT generate_series`, one
- * set-based statement per million rows, in time order so each partition's index grows at its end) rather than COPY:
- * no COPY client is among the dependencies, and the server writing its own rows ships nothing over
- * the socket. Then the year's rollups are rebuilt from the raw events.
+ * The baseline: node:http + pg, the token looked up (as bare-server.ts does), the body parsed, each
+ * event flattened without any check, ONE multi-row INSERT (json_to_recordset) into a table of the same
+ * columns (not partitioned, one index on (site_id, occurred_at)).
  */
-async function loadHistory(dataSource: DataSource, repository: InsightsRepository, siteId: string, count: number): Promise<number> {
-  const started = performance.now();
-  const now = new Date();
-  const from = new Date(now);
-  from.setUTCFullYear(from.getUTCFullYear() - 1);
-  from.setTime(from.getTime() + 3_600_000); // an hour inside the year the query asks for a moment later
-  await dataSource.transaction((em) => repository.ensurePartitions(em, from, now));
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    for (let done = 0; done < count; done += 1_000_000) {
-      await runner.query(
-        `INSERT INTO insights_events (site_id, occurred_at, type, visitor_id, session_id, url, url_path, display_context, space_id, page_id, referrer_domain, user_agent)
-         SELECT $1, $2::timestamptz + ((g - 1)::float8 / $6::float8) * ($3::timestamptz - $2::timestamptz),
-                CASE WHEN g % 10 = 0 THEN 'search_open' ELSE 'page_view' END, 'v' || (g % 50000), 's' || (g % 200000),
-                'https://docs.example.com/p' || (g % 200), '/p' || (g % 200), 'site', 'space-1', 'page-' || (g % 200),
-                CASE WHEN g % 4 = 0 THEN 'www.google.com' END, 'bench'
-         FROM generate_series($4::bigint, $5::bigint) g`,
-        [siteId, from, new Date(now.getTime() - 3_600_000), done + 1, Math.min(done + 1_000_000, count), count],
-      );
-    }
-    await runner.query(`ANALYZE insights_events`);
-  } finally {
-    await runner.release();
+async function bareServer(databaseUrl: string): Promise<{ server: Server; pool: Pool; url: string }> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  await pool.query(`CREATE TABLE bare_insights_events (LIKE insights_events INCLUDING DEFAULTS)`);
+  await pool.query(`CREATE INDEX ON bare_insights_events (site_id, occurred_at)`);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      try {
+        const secret = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+        const hash = createHash('sha256').update(secret).digest('hex');
+        const { rows } = await pool.query({ name: 'user-by-token', text: `SELECT user_id FROM api_tokens WHERE token_hash = $1`, values: [hash] });
+        if (!rows[0]) return res.writeHead(401).end();
+        const { events } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events: Record<string, any>[] };
+        const now = Date.now();
+        const flat = events.map((e) => ({
+          t: now,
+          y: e.type,
+          v: e.session.visitorId,
+          s: e.session.sessionId,
+          u: e.location.url,
+          a: e.session.userAgent,
+          l: e.session.language,
+          r: e.session.referrer,
+          p: e.location.page,
+          sp: e.location.space,
+        }));
+        await pool.query({
+          name: 'bare-insert',
+          text: `INSERT INTO bare_insights_events (site_id, occurred_at, type, visitor_id, session_id, url, url_path, display_context, user_agent, language, referrer, page_id, space_id)
+                 SELECT 'bare', timestamptz 'epoch' + t * interval '1 millisecond', y, v, s, u, u, 'site', a, l, r, p, sp
+                 FROM json_to_recordset($1::json) AS b(t bigint, y text, v text, s text, u text, a text, l text, r text, p text, sp text)`,
+          values: [JSON.stringify(flat)],
+        });
+        res.writeHead(204).end();
+      } catch (error) {
+        res.writeHead(500).end(String(error));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, pool, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest` };
+}
+
+/** `count` events of one site between `from` and `to`, generated by PostgreSQL (one statement per million, committed each). */
+async function generate(dataSource: DataSource, siteId: string, count: number, from: Date, to: Date): Promise<void> {
+  for (let done = 0; done < count; done += 1_000_000) {
+    await dataSource.query(
+      `INSERT INTO insights_events (site_id, occurred_at, type, visitor_id, session_id, url, url_path, display_context, space_id, page_id, referrer_domain, user_agent)
+       SELECT $1, $2::timestamptz + ((g - 1)::float8 / $6::float8) * ($3::timestamptz - $2::timestamptz),
+              CASE WHEN g % 10 = 0 THEN 'search_open' ELSE 'page_view' END, 'v' || (g % 50000), 's' || (g % 200000),
+              'https://docs.example.com/p' || (g % 200), '/p' || (g % 200), 'site', 'space-1', 'page-' || (g % 200),
+              CASE WHEN g % 4 = 0 THEN 'www.google.com' END, 'bench'
+       FROM generate_series($4::bigint, $5::bigint) g`,
+      [siteId, from, to, done + 1, Math.min(done + 1_000_000, count), count],
+    );
   }
-  await dataSource.transaction((em) => repository.rebuildRollups(em, siteId, from, now));
-  await dataSource.query(`ANALYZE insights_hourly_totals`);
-  return (performance.now() - started) / 1000;
 }
 
 async function main(): Promise<void> {
@@ -122,7 +172,12 @@ async function main(): Promise<void> {
   const app = await createApp(config, database.url, createLogger('warn'));
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const bare = await bareServer(database.url);
   const lines: string[] = [];
+  const out = (line: string) => {
+    lines.push(line);
+    process.stderr.write(`${line}\n`);
+  };
   try {
     const dataSource = app.get(DataSource);
     const { user } = await app.get(UsersService).findOrCreate('bench@example.com', 'Bench');
@@ -131,58 +186,104 @@ async function main(): Promise<void> {
     const newSite = async () =>
       (await dataSource.getRepository(Site).save({ id: newId(), organizationId: organization.id, title: 'Bench', createdBy: user.id })).id;
 
-    // 1. Ingest over HTTP, batches of 1,000 (validation, one INSERT of the batch and both rollup upserts).
+    // 1. Ingest, interleaved: bare, Quire, bare, Quire…
     const ingestSite = await newSite();
     const url = `${base}/v1/orgs/${organization.id}/sites/${ingestSite}/insights/events`;
-    await ingest(url, headers, 3, 1); // warm-up
-    for (const concurrency of [1, 4]) {
-      const rate = await ingest(url, headers, INGEST_BATCHES, concurrency);
-      lines.push(`| ingest, ${INGEST_BATCHES} batches of 1,000 over HTTP, ${concurrency} client(s) | **${rate.toLocaleString('en-US')} events/s** |`);
+    const bodies = Array.from({ length: BATCHES }, (_, i) => JSON.stringify({ events: batch(BATCH, i * BATCH) }));
+    await ingest(url, headers, bodies.slice(0, 20)); // warm-up
+    await ingest(bare.url, headers, bodies.slice(0, 20));
+    const rates: { bare: number[]; quire: number[]; ratios: number[] } = { bare: [], quire: [], ratios: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const b = await ingest(bare.url, headers, bodies);
+      const q = await ingest(url, headers, bodies);
+      rates.bare.push(b.rate);
+      rates.quire.push(q.rate);
+      rates.ratios.push(q.rate / b.rate);
+      out(
+        `| ingest round ${round + 1} (load ${load()}) | bare ${b.rate.toLocaleString('en-US')} /s, Quire ${q.rate.toLocaleString('en-US')} /s (${q.refused} × 429) | ${(q.rate / b.rate).toFixed(2)} |`,
+      );
     }
+    if (ROUNDS > 0)
+      out(
+        `| **ingest, ${CLIENTS} clients, ${BATCHES} batches of ${BATCH}, median of ${ROUNDS}** | bare ${median(rates.bare).toLocaleString('en-US')} /s, Quire **${median(rates.quire).toLocaleString('en-US')} /s** | **${median(rates.ratios).toFixed(2)}** |`,
+      );
+    await app.get(InsightsFoldService).fold();
 
-    // 2. Count by hour over the last year, at growing volumes of one site's history.
-    const site = await newSite();
-    const query = { select: [{ column: 'eventsCount' }], groupBy: [{ column: 'datetime', interval: 'hour' }], range: 'lastYear' };
-    const aggregateUrl = `${base}/v1/orgs/${organization.id}/sites/${site}/insights/events/aggregate`;
-    let stored = 0;
-    const medians: number[] = [];
-    for (const volume of VOLUMES) {
-      const seconds = await loadHistory(dataSource, app.get(InsightsRepository), site, volume - stored);
-      stored = volume;
+    // 2. Count by hour, all events in the last hour, at growing volumes (folded before measuring).
+    const fold = app.get(InsightsFoldService);
+    const aggregateTimes = async (siteId: string, range: string) => {
+      const aggregateUrl = `${base}/v1/orgs/${organization.id}/sites/${siteId}/insights/events/aggregate`;
+      const query = { select: [{ column: 'eventsCount' }], groupBy: [{ column: 'datetime', interval: 'hour' }], range };
       const times: number[] = [];
-      let hours = 0;
       for (let i = 0; i < QUERY_RUNS; i++) {
         const started = performance.now();
         const res = await fetch(aggregateUrl, { method: 'POST', headers, body: JSON.stringify(query) });
         const body = (await res.json()) as { columns: { values: number[] }[] };
-        if (res.status !== 200) throw new Error(`aggregate answered ${res.status}`);
         times.push(performance.now() - started);
-        hours = body.columns[0].values.length;
+        if (res.status !== 200) throw new Error(`aggregate answered ${res.status}`);
+        if (body.columns[1].values.length === 0) throw new Error('aggregate answered no hour');
       }
-      const totalRes = await fetch(aggregateUrl, { method: 'POST', headers, body: JSON.stringify({ range: 'lastYear' }) });
+      // The total, in one group (the hourly answer stops at the default limit of 1,000 hours).
+      const totalRes = await fetch(aggregateUrl, { method: 'POST', headers, body: JSON.stringify({ range }) });
       const total = ((await totalRes.json()) as { columns: { values: number[] }[] }).columns[0].values[0];
-      if (total !== stored) throw new Error(`aggregate counted ${total}, stored ${stored}`);
-      medians.push(median(times));
-      lines.push(
-        `| count by hour, last year, ${(volume / 1e6).toFixed(0)}M events (load + rollup rebuild ${seconds.toFixed(0)} s; 8,760 hourly groups, first ${hours} answered) | rollups: median **${median(times).toFixed(1)} ms** of ${QUERY_RUNS} |`,
+      return { p50: median(times), total };
+    };
+    const hourSite = await newSite();
+    let stored = 0;
+    const hourP50: Record<string, number[]> = { last24Hours: [], lastYear: [] };
+    for (const volume of HOUR_VOLUMES) {
+      const started = performance.now();
+      const now = Date.now();
+      await generate(dataSource, hourSite, volume - stored, new Date(now - 58 * 60_000), new Date(now - 1000));
+      stored = volume;
+      await fold.fold();
+      await dataSource.query(`ANALYZE insights_events`);
+      const seconds = (performance.now() - started) / 1000;
+      const [{ unfolded }] = await dataSource.query(
+        `SELECT count(*)::int AS unfolded FROM insights_events WHERE site_id = $1 AND ingest_xid >= (SELECT watermark FROM insights_fold_state)`,
+        [hourSite],
       );
-      if (volume <= 1_000_000) {
-        // The same query on raw events only, once, for comparison.
-        const compiled = compileAggregate({ ...query, limit: 1000 }, { siteId: site, now: new Date(), useRollups: false });
-        const started = performance.now();
-        await app.get(InsightsService).run(compiled);
-        lines.push(
-          `| same query on raw events only (no rollups), ${(volume / 1e6).toFixed(0)}M events | ${((performance.now() - started) / 1000).toFixed(2)} s |`,
-        );
+      const cells: string[] = [`${unfolded} unfolded`];
+      for (const range of ['last24Hours', 'lastYear']) {
+        const { p50, total } = await aggregateTimes(hourSite, range);
+        if (total !== stored) throw new Error(`${range} counted ${total}, stored ${stored}`);
+        hourP50[range].push(p50);
+        cells.push(`${range} p50 **${p50.toFixed(1)} ms**`);
       }
-    }
-    if (medians.length > 1)
-      lines.push(
-        `| ratio ${VOLUMES[VOLUMES.length - 1] / 1e6}M / ${VOLUMES[0] / 1e6}M (rollups) | **${(medians[medians.length - 1] / medians[0]).toFixed(2)}** |`,
+      out(
+        `| count by hour, ${volume.toLocaleString('en-US')} events in the last hour (load + fold ${seconds.toFixed(0)} s, load ${load()}) | ${cells.join(', ')} |`,
       );
+    }
+    for (const range of ['last24Hours', 'lastYear']) {
+      const values = hourP50[range];
+      if (values.length > 1) out(`| ratio largest / smallest volume, ${range} | **${(Math.max(...values) / Math.min(...values)).toFixed(2)}** |`);
+    }
 
-    process.stdout.write(`\nInsights benchmarks (loopback, one process)\n\n| measurement | result |\n|---|---|\n${lines.join('\n')}\n`);
+    // 3. A year of history.
+    if (YEAR_VOLUME > 0) {
+      const yearSite = await newSite();
+      const started = performance.now();
+      const now = new Date();
+      const from = new Date(now);
+      from.setUTCFullYear(from.getUTCFullYear() - 1);
+      from.setTime(from.getTime() + 3_600_000);
+      await dataSource.transaction((em) => app.get(InsightsRepository).ensurePartitions(em, from, now));
+      await generate(dataSource, yearSite, YEAR_VOLUME, from, new Date(now.getTime() - 60_000));
+      await fold.fold();
+      await dataSource.query(`ANALYZE insights_events`);
+      const seconds = (performance.now() - started) / 1000;
+      const { p50, total } = await aggregateTimes(yearSite, 'lastYear');
+      if (total !== YEAR_VOLUME) throw new Error(`lastYear counted ${total}, stored ${YEAR_VOLUME}`);
+      out(
+        `| count by hour, lastYear, ${YEAR_VOLUME.toLocaleString('en-US')} events over the year (load + fold ${seconds.toFixed(0)} s, load ${load()}) | p50 **${p50.toFixed(1)} ms** |`,
+      );
+    }
+
+    process.stdout.write(`\nInsights benchmarks (loopback, one process)\n\n| measurement | result | ratio |\n|---|---|---|\n${lines.join('\n')}\n`);
   } finally {
+    bare.server.closeAllConnections(); // fetch keeps its sockets alive
+    await new Promise((resolve) => bare.server.close(resolve));
+    await bare.pool.end();
     await app.close();
     await database.drop();
   }

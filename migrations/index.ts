@@ -38,6 +38,7 @@ import { AuditEvents1800000300000 } from './1800000300000-audit-events';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
+import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   PublicMergeRules1800000310000,
   ReviewComments1800000311000,
   TeamReviewers1800000312000,
+  InsightsFold1800000320000,
 ];

@@ -42,6 +42,8 @@ export class AppConfig {
   readonly auditEnabled: boolean;
   /** AUDIT_STRICT (tests): a write that records no event fails instead of logging an error. */
   readonly auditStrict: boolean;
+  /** Insights fold period and ingest back-pressure limits (INSIGHTS_FOLD_INTERVAL_MS, INSIGHTS_INGEST_MAX_IN_FLIGHT, INSIGHTS_INGEST_MAX_POOL_WAITING). */
+  readonly insights: { foldIntervalMs: number; maxInFlight: number; maxPoolWaiting: number };
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -107,6 +109,11 @@ export class AppConfig {
     this.auditRetentionDays = env.AUDIT_RETENTION_DAYS;
     this.auditEnabled = env.AUDIT_ENABLED;
     this.auditStrict = env.AUDIT_STRICT;
+    this.insights = {
+      foldIntervalMs: env.INSIGHTS_FOLD_INTERVAL_MS,
+      maxInFlight: env.INSIGHTS_INGEST_MAX_IN_FLIGHT,
+      maxPoolWaiting: env.INSIGHTS_INGEST_MAX_POOL_WAITING,
+    };
     this.signingSecret = env.SIGNING_SECRET;
     this.encryption = {
       key: env.ENCRYPTION_KEY?.trim(),

@@ -162,6 +162,30 @@ export class EnvironmentVariables {
   @IsBoolean()
   AUDIT_STRICT: boolean = false;
 
+  /** Milliseconds between two folds of new insights events into the rollups (0: no timer; tests fold by hand). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  INSIGHTS_FOLD_INTERVAL_MS: number = 2000;
+
+  /** Ingest batches a replica stores at once; one more is refused with 429 and Retry-After (back-pressure). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  INSIGHTS_INGEST_MAX_IN_FLIGHT: number = 32;
+
+  /** Callers already waiting for a database connection past which an ingest batch is refused with 429. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  INSIGHTS_INGEST_MAX_POOL_WAITING: number = 8;
+
   @IsOptional()
   @IsString()
   @Length(2, 255)
@@ -520,6 +544,8 @@ const TYPE_CONSTRAINTS = ['isInt', 'isBoolean', 'isIn', 'isUrl', 'isEmail', 'mat
 /** Variables that hold passwords or tokens: never echoed in an error line; kept in the Kubernetes Secret (deploy/kubernetes). */
 export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'DATABASE_URL',
+  'DATABASE_DIRECT_URL',
+  'DATABASE_READ_URLS',
   'SIGNING_SECRET',
   'BOOTSTRAP_ADMIN_TOKEN',
   'ENCRYPTION_KEY',

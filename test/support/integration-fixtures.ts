@@ -28,10 +28,18 @@ export async function waitForEvent(t: TestApp, actor: Actor, name: string, event
   }
 }
 
-/** Waits until no event of the integration is still `pending` (lists show handled events only). */
+/** Waits until no event of the integration is still `pending` (lists show handled events only), nor to be fanned out from a batch of page views. */
 export async function eventsSettled(t: TestApp, name: string, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
+    const [{ batches }] = await t.dataSource.query(
+      `SELECT count(*)::int AS batches FROM pgboss.job WHERE name = 'integrations.site-views' AND state IN ('created', 'retry', 'active')`,
+    );
+    if (batches > 0) {
+      if (Date.now() > until) throw new Error(`${batches} batches of page views still to fan out`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
     const [{ n }] = await t.dataSource.query(
       `SELECT count(*)::int AS n FROM integration_events e JOIN integrations i ON i.id = e.integration_id WHERE i.name = $1 AND e.status = 'pending'`,
       [name],

@@ -4,7 +4,7 @@ import { compileAggregate, resolveRange } from '../../src/modules/insights/insig
 
 const now = new Date('2026-06-15T12:34:56.789Z');
 const compile = (request: Record<string, unknown>, useRollups?: boolean) =>
-  compileAggregate({ range: 'lastYear', limit: 1000, ...request }, { siteId: 'site-1', now, useRollups });
+  compileAggregate({ range: 'lastYear', limit: 1000, ...request }, { siteId: 'site-1', now, useRollups, watermark: '42' });
 const refusal = (run: () => unknown): string => {
   try {
     run();
@@ -49,15 +49,35 @@ describe('insights aggregate compiler', () => {
     expect(compile({ groupBy: [{ column: 'eventType' }, { column: 'dayOfWeek' }] }).source).toBe('totals');
     expect(compile({ groupBy: [{ column: 'urlPath' }], where: [{ column: 'page', values: [null] }] }).source).toBe('pages');
     expect(compile({ groupBy: [{ column: 'referrer' }] }).source).toBe('raw');
-    expect(compile({ select: [{ column: 'visitorsCount' }] }).source).toBe('raw');
+    // Distinct counts from the totals' sketches, unless they filter or order (then raw ids).
+    expect(compile({ select: [{ column: 'visitorsCount' }] }).source).toBe('totals');
+    expect(compile({ select: [{ column: 'visitorsCount' }], groupBy: [{ column: 'urlPath' }] }).source).toBe('raw');
+    expect(compile({ select: [{ column: 'visitorsCount' }], order: { by: { column: 'visitorsCount' }, direction: 'desc' } }).source).toBe('raw');
+    expect(compile({ select: [{ column: 'sessionsCount' }], where: [{ column: 'sessionsCount', operator: 'greaterThan', values: [3] }] }).source).toBe('raw');
     expect(compile({ where: [{ column: 'datetime', operator: 'greaterThan', values: ['2026-06-01T00:00:00Z'] }] }).source).toBe('raw');
     expect(compile({ groupBy: [{ column: 'datetime', interval: 'hour' }] }, false).source).toBe('raw');
   });
 
-  it('splits the range into whole hours (rollup) and the partial hours at each end (raw)', () => {
-    const compiled = compile({ range: { from: '2026-06-01T10:20:00Z', to: '2026-06-02T08:45:00Z' } });
-    expect(compiled.sql.match(/UNION ALL/g)).toHaveLength(2);
-    expect(compiled.params).toEqual(expect.arrayContaining([new Date('2026-06-01T11:00:00Z'), new Date('2026-06-02T08:00:00Z')]));
+  it('splits the range into whole hours, whole minutes at their ends, unfolded events and partial minutes (raw)', () => {
+    const compiled = compile({ range: { from: '2026-06-01T10:20:30Z', to: '2026-06-02T08:45:10Z' } });
+    // hours, minutes before, minutes after, unfolded, partial minute at each end
+    expect(compiled.sql.match(/UNION ALL/g)).toHaveLength(5);
+    expect(compiled.sql.match(/insights_hourly_totals/g)).toHaveLength(1);
+    expect(compiled.sql.match(/insights_minute_totals/g)).toHaveLength(2);
+    expect(compiled.sql).toMatch(/ingest_xid >= \$\d+::bigint/);
+    expect(compiled.params).toEqual(
+      expect.arrayContaining([
+        new Date('2026-06-01T11:00:00Z'),
+        new Date('2026-06-02T08:00:00Z'),
+        new Date('2026-06-01T10:21:00Z'),
+        new Date('2026-06-02T08:45:00Z'),
+        '42',
+      ]),
+    );
+    // Aligned on minutes inside one hour: one minute branch and the unfolded events, no partial minute.
+    const aligned = compile({ range: { from: '2026-06-01T10:20:00Z', to: '2026-06-01T10:40:00Z' } });
+    expect(aligned.sql.match(/UNION ALL/g)).toHaveLength(1);
+    expect(aligned.sql).not.toMatch(/insights_hourly/);
   });
 
   it('resolves presets as the period that ends now, and refuses an empty custom range', () => {

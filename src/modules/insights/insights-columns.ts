@@ -137,3 +137,6 @@ export const UNSUPPORTED_COLUMNS: readonly string[] = [
 
 /** Rollup tables and the time column they are keyed by. */
 export const ROLLUP_TABLES: Readonly<Record<RollupLevel, string>> = { totals: 'insights_hourly_totals', pages: 'insights_hourly_pages' };
+
+/** The minute rollups, the same columns keyed by `minute`: the whole minutes at the ends of a range's whole hours. */
+export const MINUTE_ROLLUP_TABLES: Readonly<Record<RollupLevel, string>> = { totals: 'insights_minute_totals', pages: 'insights_minute_pages' };

@@ -9,10 +9,12 @@ import {
   Operator,
   OPERATORS,
   PAGE_PARTS,
+  MINUTE_ROLLUP_TABLES,
   ROLLUP_TABLES,
   RollupLevel,
   UNSUPPORTED_COLUMNS,
 } from './insights-columns';
+import { HyperLogLog } from './insights-hll';
 import { insightsError } from './insights.errors';
 
 /**
@@ -60,6 +62,8 @@ export interface CompileOptions {
   now: Date;
   /** False forces raw events (the rollup-vs-raw test, and a fallback switch). */
   useRollups?: boolean;
+  /** The fold's watermark, read in the same snapshot as the query runs in (events at or above it are raw). */
+  watermark?: string;
 }
 
 interface ColumnRef {
@@ -106,7 +110,7 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
   }
 
   const touched = dedupe([...outputRefs, ...where.map((filter) => filter.ref), ...(order ? [order.ref] : [])]);
-  const level = options.useRollups === false ? undefined : rollupLevelFor(touched, where);
+  const level = options.useRollups === false ? undefined : rollupLevelFor(touched, where, order?.ref);
 
   const params = new Params();
   const site = params.add(options.siteId);
@@ -139,25 +143,51 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
     rawExprs.push(`${raw} AS ${name}`);
     if (level) rollupExprs.push(`${spec.rollup?.[level] as string} AS ${name}`);
   });
+  // Distinct counts: exact over raw ids, or HyperLogLog sketches when read from the totals rollups.
+  const sketched = level === 'totals' && touched.some((ref) => ref.spec.kind === 'metric' && !ref.spec.rollupSafe);
   const metricsNeedIds = touched.some((ref) => ref.spec.kind === 'metric' && !ref.spec.rollupSafe);
-  if (metricsNeedIds) rawExprs.push('e.visitor_id', 'e.session_id');
+  if (sketched) {
+    rawExprs.push('NULL::bytea AS vs', 'NULL::bytea AS ss', 'insights_hll_reg(e.visitor_id) AS vr', 'insights_hll_reg(e.session_id) AS sr');
+    rollupExprs.push('r.visitors AS vs', 'r.sessions AS ss', 'NULL::int AS vr', 'NULL::int AS sr');
+  } else if (metricsNeedIds) rawExprs.push('e.visitor_id', 'e.session_id');
 
-  const rawBranch = (n: string, lower: string, upper: string) =>
+  // `unfolded`: the rows above the watermark, found by the ingest-id BRIN only. The site is compared as
+  // `site_id || ''` there so that the planner cannot pick the (site, time) btree instead, which would read
+  // every folded row of the range (its estimate of the watermark's selectivity is unreliable between ANALYZEs).
+  const rawBranch = (n: string, lower: string, upper: string, unfolded?: string) =>
     `SELECT ${['e.occurred_at AS t', `${n} AS n`, ...rawExprs].join(', ')} FROM insights_events e ` +
-    `WHERE e.site_id = ${site} AND e.occurred_at >= ${lower} AND e.occurred_at < ${upper}`;
+    `WHERE ${unfolded ? `e.site_id || '' = ${site} AND e.ingest_xid >= ${unfolded}` : `e.site_id = ${site}`} ` +
+    `AND e.occurred_at >= ${lower} AND e.occurred_at < ${upper}`;
+  const rollupBranch = (width: 'minute' | 'hour', lower: Date, upper: Date) => {
+    const table = (width === 'hour' ? ROLLUP_TABLES : MINUTE_ROLLUP_TABLES)[level as RollupLevel];
+    return (
+      `SELECT ${[`r.${width} AS t`, 'r.events AS n', ...rollupExprs].join(', ')} FROM ${table} r ` +
+      `WHERE r.site_id = ${site} AND r.${width} >= ${params.add(lower, '::timestamptz')} AND r.${width} < ${params.add(upper, '::timestamptz')}`
+    );
+  };
   let source: string;
-  if (level) {
-    // Whole hours from the rollup, the partial hour at each end from raw events (empty when aligned).
-    const firstHour = ceilHour(range.from);
-    const lastHour = new Date(Math.max(floorHour(range.to).getTime(), firstHour.getTime()));
-    const hoursFrom = params.add(firstHour, '::timestamptz');
-    const hoursTo = params.add(lastHour, '::timestamptz');
-    source = [
-      `SELECT ${['r.hour AS t', 'r.events AS n', ...rollupExprs].join(', ')} FROM ${ROLLUP_TABLES[level]} r ` +
-        `WHERE r.site_id = ${site} AND r.hour >= ${hoursFrom} AND r.hour < ${hoursTo}`,
-      rawBranch('1::bigint', from, `least(${hoursFrom}, ${to})`),
-      rawBranch('1::bigint', `greatest(${hoursTo}, ${from})`, to),
-    ].join(' UNION ALL ');
+  const firstMinute = ceilTo(range.from, MINUTE);
+  const lastMinute = floorTo(range.to, MINUTE);
+  if (level && firstMinute < lastMinute) {
+    // Folded events: whole hours from the hourly rollup, whole minutes at both ends of them from the minute
+    // rollup; events not folded yet (their transaction at or above the watermark) raw; the partial minute
+    // at each end of the range raw (folded or not).
+    const firstHour = ceilTo(range.from, HOUR);
+    const lastHour = floorTo(range.to, HOUR);
+    const branches: string[] = [];
+    if (firstHour < lastHour) {
+      branches.push(rollupBranch('hour', firstHour, lastHour));
+      if (firstMinute < firstHour) branches.push(rollupBranch('minute', firstMinute, firstHour));
+      if (lastHour < lastMinute) branches.push(rollupBranch('minute', lastHour, lastMinute));
+    } else {
+      branches.push(rollupBranch('minute', firstMinute, lastMinute));
+    }
+    const minutesFrom = params.add(firstMinute, '::timestamptz');
+    const minutesTo = params.add(lastMinute, '::timestamptz');
+    branches.push(rawBranch('1::bigint', minutesFrom, minutesTo, params.add(options.watermark ?? '0', '::bigint')));
+    if (range.from < firstMinute) branches.push(rawBranch('1::bigint', from, minutesFrom));
+    if (lastMinute < range.to) branches.push(rawBranch('1::bigint', minutesTo, to));
+    source = branches.join(' UNION ALL ');
   } else {
     source = rawBranch('1', from, to);
   }
@@ -165,7 +195,13 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
   // Outer query: the answer's expressions over the source rows `s`.
   const expressionsOf = (ref: ColumnRef): string[] => {
     const spec = ref.spec;
-    if (spec.kind === 'metric') return [`(${spec.aggregate})::bigint`];
+    if (spec.kind === 'metric') {
+      if (sketched && !spec.rollupSafe) {
+        const [bytes, registers] = ref.column === 'visitorsCount' ? ['s.vs', 's.vr'] : ['s.ss', 's.sr'];
+        return [`array_agg(${bytes}) FILTER (WHERE ${bytes} IS NOT NULL)`, `array_agg(DISTINCT ${registers}) FILTER (WHERE ${registers} IS NOT NULL)`];
+      }
+      return [`(${spec.aggregate})::bigint`];
+    }
     // On UTC wall time (timestamp without zone): the three-argument date_trunc looks the zone up per row.
     if (ref.column === 'datetime') return [`(date_trunc('${ref.interval ?? 'day'}', s.t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`];
     if (spec.fromTime) return [spec.raw];
@@ -184,7 +220,12 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
       return alias;
     });
     aliasOf.set(ref.key, aliases);
-    outputs.push({ column: ref.column, claim: ref.claim, aliases, decode: decoderFor(ref) });
+    outputs.push({
+      column: ref.column,
+      claim: ref.claim,
+      aliases,
+      decode: sketched && ref.spec.kind === 'metric' && !ref.spec.rollupSafe ? decodeSketch : decoderFor(ref),
+    });
   }
 
   const conditions: string[] = [];
@@ -215,12 +256,14 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
 }
 
 /** The narrowest rollup holding every column the query touches, when its only metric adds up; else none. */
-function rollupLevelFor(touched: ColumnRef[], where: Filter[]): RollupLevel | undefined {
-  if (where.some((filter) => filter.ref.column === 'datetime')) return undefined; // sub-hour bounds need raw times
+function rollupLevelFor(touched: ColumnRef[], where: Filter[], order: ColumnRef | undefined): RollupLevel | undefined {
+  if (where.some((filter) => filter.ref.column === 'datetime')) return undefined; // sub-minute bounds need raw times
+  // A distinct count is merged from sketches after the query: it cannot filter or order rows in SQL.
+  const sketchable = (ref: ColumnRef) => ref.key !== order?.key && !where.some((filter) => filter.ref.key === ref.key);
   for (const level of ['totals', 'pages'] as const) {
     const covered = touched.every((ref) => {
       const spec = ref.spec;
-      if (spec.kind === 'metric') return spec.rollupSafe;
+      if (spec.kind === 'metric') return spec.rollupSafe || (level === 'totals' && sketchable(ref));
       return spec.fromTime || spec.rollup?.[level] !== undefined;
     });
     if (covered) return level;
@@ -416,7 +459,16 @@ function dedupe(refs: ColumnRef[]): ColumnRef[] {
 }
 
 const HOUR = 3_600_000;
-const floorHour = (date: Date) => new Date(Math.floor(date.getTime() / HOUR) * HOUR);
-const ceilHour = (date: Date) => new Date(Math.ceil(date.getTime() / HOUR) * HOUR);
+const MINUTE = 60_000;
+const floorTo = (date: Date, unit: number) => new Date(Math.floor(date.getTime() / unit) * unit);
+const ceilTo = (date: Date, unit: number) => new Date(Math.ceil(date.getTime() / unit) * unit);
+
+/** A distinct count from sketches: the stored sketches merged with the raw rows' register values, estimated. */
+function decodeSketch([sketches, registers]: unknown[]): number {
+  const sketch = new HyperLogLog();
+  for (const bytes of (sketches as Buffer[] | null) ?? []) sketch.mergeBytes(bytes);
+  sketch.addRegisters((registers as number[] | null) ?? []);
+  return sketch.estimate();
+}
 
 export { DISPLAY_CONTEXTS, EVENT_TYPES };

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, HttpException, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { NotForScripts } from '../../common/access/script-access';
 import { NotForSiteTokens, SiteTokenOwnSite } from '../../common/access/site-access';
 import { publicListSchema, publicSchema } from '../../common/openapi/public-schema';
@@ -10,6 +11,7 @@ import { CurrentMembership, OrgRole } from '../organizations/organization-member
 import { AggregateEventsDto } from './dto/aggregate-events.dto';
 import { TrackEventsBody, TrackEventsDto, TrackEventsPipe } from './dto/track-events.dto';
 import { AggregateResultJson, presentAggregate, presentVisitorSegment } from './insights.presenter';
+import { INGEST_RETRY_AFTER_SECONDS, InsightsIngestGate } from './insights-ingest.gate';
 import { InsightsService } from './insights.service';
 import { ReadFromReplica } from '../../database/read-from-replica';
 
@@ -27,16 +29,35 @@ import { ReadFromReplica } from '../../database/read-from-replica';
 @NotForSiteTokens()
 @Controller('v1/orgs/:organizationId/sites/:siteId/insights')
 export class InsightsController {
-  constructor(private readonly insights: InsightsService) {}
+  constructor(
+    private readonly insights: InsightsService,
+    private readonly gate: InsightsIngestGate,
+  ) {}
 
   @Post('events')
   @HttpCode(204)
   @SiteTokenOwnSite()
   @ApiOperation({ operationId: 'trackEventsInSiteById', summary: 'Track site events (at most 1000 per request)' })
   @ApiBody({ type: TrackEventsDto, required: true })
-  @ApiNoContentResponse({ description: 'Events have been tracked.' })
-  async track(@CurrentMembership() caller: Membership, @Param('siteId') siteId: string, @Body(TrackEventsPipe) body: TrackEventsBody): Promise<void> {
-    await this.insights.track(caller, siteId, body);
+  @ApiNoContentResponse({ description: 'Events have been tracked (answered once they are committed).' })
+  @ApiTooManyRequestsResponse({ description: 'Ingestion is behind: nothing was stored; retry after the Retry-After seconds' })
+  async track(
+    @CurrentMembership() caller: Membership,
+    @Param('siteId') siteId: string,
+    @Body(TrackEventsPipe) body: TrackEventsBody,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    try {
+      this.gate.acquire();
+    } catch (error) {
+      if (error instanceof HttpException) response.setHeader('Retry-After', String(INGEST_RETRY_AFTER_SECONDS));
+      throw error;
+    }
+    try {
+      await this.insights.track(caller, siteId, body);
+    } finally {
+      this.gate.release();
+    }
   }
 
   @Post('events/aggregate')

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Site } from '../sites/site.entity';
 import type { CompiledAggregate } from './insights-query.compiler';
+import { HyperLogLog } from './insights-hll';
 import type { InsightEventRow, VisitorSegmentRow } from './insights.read-model';
 
 /** Columns of `insights_events` and the row members (and types) the ingest statement reads them from. */
@@ -33,8 +34,6 @@ const EVENT_COLUMNS: [keyof InsightEventRow, string, string][] = [
 ];
 
 const PAGE_DIMENSIONS = 'type, display_context, site_section, site_space, site_share_key, space_id, page_id, url_path, referrer_domain';
-/** The same dimensions, as the batch's record names them. */
-const PAGE_KEYS = '"type", "displayContext", "siteSection", "siteSpace", "siteShareKey", "spaceId", "pageId", "urlPath", "referrerDomain"';
 
 /**
  * How the batch travels: one JSON array (PostgreSQL parses it faster than 24 text arrays) of compact
@@ -65,38 +64,72 @@ export function encodeBatch(rows: InsightEventRow[]): string {
   );
 }
 
-/** The rollups' group keys, compared byte-wise (`COLLATE "C"`): the sort only fixes the lock order, and the
- * unique keys are equal under any deterministic collation; the locale's comparison was most of the sort. */
+/**
+ * The ingest statement: one INSERT of the whole batch (`json_to_recordset`). Rollups are not touched
+ * here: the fold (`fold`) counts the batch a moment later, behind the watermark, so concurrent batches
+ * never wait for each other on rollup rows. `ingest_xid` takes its default (the transaction's id).
+ */
+const INGEST_SQL = `
+  INSERT INTO insights_events (site_id, ${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
+  SELECT $1, ${EVENT_COLUMNS.map(([key]) => `"${key}"`).join(', ')} FROM (SELECT ${BATCH_COLUMNS} FROM json_to_recordset($2::json) AS b(${RECORD})) batch`;
+
+/** The same insert, only when the site belongs to the organization ($3), answering whether it does: one round trip for both. */
+const INGEST_CHECKED_SQL = `
+  WITH site AS (SELECT 1 FROM sites WHERE id = $1 AND organization_id = $3), inserted AS (${INGEST_SQL} WHERE EXISTS (SELECT 1 FROM site))
+  SELECT EXISTS (SELECT 1 FROM site) AS found`;
+
+/** The rollups' group keys, compared byte-wise (`COLLATE "C"`): the sort only fixes the lock order. */
 const groupKeys = (keys: string) =>
   keys
     .split(', ')
     .map((key) => `${key} COLLATE "C"`)
     .join(', ');
-
-/** The pages rollup's group columns by position: the hour, then the page dimensions. */
-const GROUP_POSITIONS = Array.from({ length: PAGE_KEYS.split(', ').length + 1 }, (_, index) => index + 2).join(', ');
+const GROUP_POSITIONS = Array.from({ length: PAGE_DIMENSIONS.split(', ').length + 1 }, (_, index) => index + 2).join(', ');
+const rollupUpserts = (width: 'minute' | 'hour', totals: string, pages: string, key: string) => {
+  const bucket = width === 'minute' ? `date_trunc('minute', occurred_at)` : `date_trunc('hour', occurred_at, 'UTC')`;
+  return {
+    totals: `INSERT INTO ${totals} AS r (site_id, ${width}, type, display_context, events)
+      SELECT site_id, ${bucket}, ${groupKeys('type, display_context')}, count(*) FROM batch
+      GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+      ON CONFLICT (site_id, ${width}, type, display_context) DO UPDATE SET events = r.events + excluded.events`,
+    pages: `INSERT INTO ${pages} AS r (site_id, ${width}, ${PAGE_DIMENSIONS}, events)
+      SELECT site_id, ${bucket}, ${groupKeys(PAGE_DIMENSIONS)}, count(*) FROM batch
+      GROUP BY 1, ${GROUP_POSITIONS} ORDER BY 1, ${GROUP_POSITIONS}
+      ON CONFLICT ON CONSTRAINT ${key} DO UPDATE SET events = r.events + excluded.events`,
+  };
+};
+const MINUTE = rollupUpserts('minute', 'insights_minute_totals', 'insights_minute_pages', 'insights_minute_pages_key');
+const HOUR = rollupUpserts('hour', 'insights_hourly_totals', 'insights_hourly_pages', 'insights_hourly_pages_key');
 
 /**
- * The ingest statement: one INSERT of the whole batch (`json_to_recordset`), and in the same
- * statement the upserts of both hourly rollups, so rollups and raw events never disagree. Rollup rows
- * are upserted in key order, so two batches touching the same hours lock them in the same order.
+ * The fold's count statement: the events of the transactions in [$1, $2) into the four rollups. Events of
+ * a site deleted meanwhile (the events table has no foreign key) are skipped: the rollups' foreign keys
+ * would otherwise refuse the fold, and hold the watermark back for good.
  */
-const INGEST_SQL = `
-  WITH batch AS (
-    SELECT ${BATCH_COLUMNS} FROM json_to_recordset($2::json) AS b(${RECORD})
-  ), inserted AS (
-    INSERT INTO insights_events (site_id, ${EVENT_COLUMNS.map(([, column]) => column).join(', ')})
-    SELECT $1, ${EVENT_COLUMNS.map(([key]) => `"${key}"`).join(', ')} FROM batch
-  ), totals AS (
-    INSERT INTO insights_hourly_totals AS r (site_id, hour, type, display_context, events)
-    SELECT $1, date_trunc('hour', "occurredAt", 'UTC'), ${groupKeys('"type", "displayContext"')}, count(*) FROM batch
-    GROUP BY 2, 3, 4 ORDER BY 2, 3, 4
-    ON CONFLICT (site_id, hour, type, display_context) DO UPDATE SET events = r.events + excluded.events
-  )
-  INSERT INTO insights_hourly_pages AS r (site_id, hour, ${PAGE_DIMENSIONS}, events)
-  SELECT $1, date_trunc('hour', "occurredAt", 'UTC'), ${groupKeys(PAGE_KEYS)}, count(*) FROM batch
-  GROUP BY ${GROUP_POSITIONS} ORDER BY ${GROUP_POSITIONS}
-  ON CONFLICT ON CONSTRAINT insights_hourly_pages_key DO UPDATE SET events = r.events + excluded.events`;
+const FOLD_COUNTS_SQL = `
+  WITH batch AS MATERIALIZED (
+    SELECT site_id, occurred_at, ${PAGE_DIMENSIONS} FROM insights_events e
+    WHERE ingest_xid >= $1 AND ingest_xid < $2 AND EXISTS (SELECT 1 FROM sites s WHERE s.id = e.site_id)
+  ), mt AS (${MINUTE.totals}), mp AS (${MINUTE.pages}), ht AS (${HOUR.totals})
+  ${HOUR.pages}`;
+
+/** The fold's sketch statement: per minute and totals key, the distinct register values of visitors and sessions. */
+const FOLD_SKETCHES_SQL = `
+  SELECT site_id, date_trunc('minute', occurred_at) AS minute, type, display_context,
+         array_agg(DISTINCT insights_hll_reg(visitor_id)) AS visitors, array_agg(DISTINCT insights_hll_reg(session_id)) AS sessions
+  FROM insights_events e
+  WHERE ingest_xid >= $1 AND ingest_xid < $2 AND EXISTS (SELECT 1 FROM sites s WHERE s.id = e.site_id)
+  GROUP BY 1, 2, 3, 4 ORDER BY 1, 3, 4, 2`;
+/** Minute groups whose sketches are merged at a time. */
+const SKETCH_SLICE = 500;
+
+/** What one fold did. */
+export interface FoldResult {
+  from: string;
+  to: string;
+  /** Minute groups whose counts and sketches changed. */
+  groups: number;
+}
 
 @Injectable()
 export class InsightsRepository {
@@ -105,13 +138,22 @@ export class InsightsRepository {
     return em.getRepository(Site).findOneBy({ id: siteId, organizationId });
   }
 
-  /** Appends a batch of events of one site and counts them into the hourly rollups, in one statement. */
+  /** Appends a batch of events of one site, in one statement (the fold counts them into the rollups later). */
   async insertBatch(em: EntityManager, siteId: string, rows: InsightEventRow[]): Promise<void> {
     if (rows.length === 0) return;
     await em.query(INGEST_SQL, [siteId, encodeBatch(rows)]);
   }
 
+  /** Appends a batch when the site belongs to the organization; false (nothing stored) when it does not. */
+  async insertBatchChecked(em: EntityManager, organizationId: string, siteId: string, rows: InsightEventRow[]): Promise<boolean> {
+    const [{ found }] = await em.query(INGEST_CHECKED_SQL, [siteId, encodeBatch(rows), organizationId]);
+    return found;
+  }
+
   async aggregate(em: EntityManager, query: CompiledAggregate): Promise<Record<string, unknown>[]> {
+    // A rollup query reads few rows, but its plan's estimates (the unfolded branch's above all) can pass
+    // jit_above_cost: JIT compilation would then cost tens of milliseconds more than the query itself.
+    if (query.source !== 'raw') await em.query(`SET LOCAL jit = off`);
     return em.query(query.sql, query.params);
   }
 
@@ -153,26 +195,89 @@ export class InsightsRepository {
     return until;
   }
 
+  /** The fold's watermark: every event of a transaction below it is in the rollups, none above. */
+  async watermark(em: EntityManager): Promise<string> {
+    const [{ watermark }] = await em.query(`SELECT watermark::text AS watermark FROM insights_fold_state`);
+    return watermark;
+  }
+
   /**
-   * Recomputes a site's rollups for the hours that [from, to) touches (widened to whole hours) from raw
-   * events: for history loaded straight into the table.
+   * Folds the events stored since the last fold into the minute and hourly rollups and their sketches,
+   * and moves the watermark to the oldest transaction of this database still running: every transaction
+   * below it has ended, so its events are all visible now and none can appear later. One folder at a time (the
+   * watermark row is locked); the caller runs it in a transaction, so rollups and watermark move together.
+   * Late events (up to 5 minutes old) land in their own minute, whichever fold sees them.
    */
-  async rebuildRollups(em: EntityManager, siteId: string, from: Date, to: Date): Promise<void> {
-    const hour = 3_600_000;
-    const range = [siteId, new Date(Math.floor(from.getTime() / hour) * hour), new Date(Math.ceil(to.getTime() / hour) * hour)];
-    await em.query(`DELETE FROM insights_hourly_totals WHERE site_id = $1 AND hour >= $2 AND hour < $3`, range);
-    await em.query(`DELETE FROM insights_hourly_pages WHERE site_id = $1 AND hour >= $2 AND hour < $3`, range);
-    await em.query(
-      `INSERT INTO insights_hourly_totals (site_id, hour, type, display_context, events)
-       SELECT $1, date_trunc('hour', occurred_at, 'UTC'), type, display_context, count(*) FROM insights_events
-       WHERE site_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 2, 3, 4`,
-      range,
+  async fold(em: EntityManager): Promise<FoldResult> {
+    const [{ watermark: from }] = await em.query(`SELECT watermark::text AS watermark FROM insights_fold_state FOR UPDATE`);
+    // The new watermark: the snapshot's next id, or the oldest transaction of THIS database still running
+    // after the snapshot was taken (transactions of other databases cannot store events here, and must not
+    // hold the fold back). Any id below it has ended by then, so the next statement sees its rows.
+    const [{ snapshot }] = await em.query(`SELECT pg_current_snapshot()::text AS snapshot`);
+    const [{ to }] = await em.query(
+      `SELECT least(pg_snapshot_xmax($1::pg_snapshot), min(x))::text AS to
+       FROM pg_snapshot_xip($1::pg_snapshot) x
+       LEFT JOIN pg_stat_activity a ON a.backend_xid::text::bigint = (x::text::bigint & 4294967295)
+         AND a.datname = current_database() AND a.pid <> pg_backend_pid()
+       WHERE a.pid IS NOT NULL`,
+      [snapshot],
     );
-    await em.query(
-      `INSERT INTO insights_hourly_pages (site_id, hour, ${PAGE_DIMENSIONS}, events)
-       SELECT $1, date_trunc('hour', occurred_at, 'UTC'), ${PAGE_DIMENSIONS}, count(*) FROM insights_events
-       WHERE site_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 2, ${PAGE_DIMENSIONS}`,
-      range,
+    if (BigInt(to) <= BigInt(from)) return { from, to: from, groups: 0 };
+    await em.query(FOLD_COUNTS_SQL, [from, to]);
+    const groups: { site_id: string; minute: Date; type: string; display_context: string; visitors: number[]; sessions: number[] }[] = await em.query(
+      FOLD_SKETCHES_SQL,
+      [from, to],
     );
+    // In slices (a sketch is 16 KiB in memory): a key split across two slices is merged twice, in turn.
+    for (let start = 0; start < groups.length; start += SKETCH_SLICE) await this.foldSketches(em, groups.slice(start, start + SKETCH_SLICE));
+    await em.query(`UPDATE insights_fold_state SET watermark = $1, folded_at = now()`, [to]);
+    return { from, to, groups: groups.length };
+  }
+
+  /** Merges the new register values into the minute and hourly sketches of their keys (rows the count upserts made). */
+  private async foldSketches(
+    em: EntityManager,
+    groups: { site_id: string; minute: Date; type: string; display_context: string; visitors: number[]; sessions: number[] }[],
+  ): Promise<void> {
+    for (const width of ['minute', 'hour'] as const) {
+      const table = width === 'minute' ? 'insights_minute_totals' : 'insights_hourly_totals';
+      const sketches = new Map<string, { key: [string, Date, string, string]; visitors: HyperLogLog; sessions: HyperLogLog }>();
+      for (const group of groups) {
+        const bucket = width === 'minute' ? group.minute : new Date(Math.floor(group.minute.getTime() / 3_600_000) * 3_600_000);
+        const id = `${group.site_id}\u0000${bucket.getTime()}\u0000${group.type}\u0000${group.display_context}`;
+        let sketch = sketches.get(id);
+        if (!sketch) {
+          sketch = { key: [group.site_id, bucket, group.type, group.display_context], visitors: new HyperLogLog(), sessions: new HyperLogLog() };
+          sketches.set(id, sketch);
+        }
+        sketch.visitors.addRegisters(group.visitors);
+        sketch.sessions.addRegisters(group.sessions);
+      }
+      const entries = [...sketches.values()];
+      const keys = [0, 1, 2, 3].map((part) => entries.map((entry) => entry.key[part]));
+      const stored: { site_id: string; bucket: Date; type: string; display_context: string; visitors: Buffer | null; sessions: Buffer | null }[] =
+        await em.query(
+          `SELECT r.site_id, r.${width} AS bucket, r.type, r.display_context, r.visitors, r.sessions FROM ${table} r
+           JOIN unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[]) AS k(site_id, bucket, type, display_context)
+             ON r.site_id = k.site_id AND r.${width} = k.bucket AND r.type = k.type AND r.display_context = k.display_context`,
+          keys,
+        );
+      for (const row of stored) {
+        const sketch = sketches.get(`${row.site_id}\u0000${row.bucket.getTime()}\u0000${row.type}\u0000${row.display_context}`);
+        sketch?.visitors.mergeBytes(row.visitors);
+        sketch?.sessions.mergeBytes(row.sessions);
+      }
+      await em.query(
+        `UPDATE ${table} r SET visitors = k.visitors, sessions = k.sessions
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bytea[], $6::bytea[]) AS k(site_id, bucket, type, display_context, visitors, sessions)
+         WHERE r.site_id = k.site_id AND r.${width} = k.bucket AND r.type = k.type AND r.display_context = k.display_context`,
+        [...keys, entries.map((entry) => entry.visitors.toBytes()), entries.map((entry) => entry.sessions.toBytes())],
+      );
+    }
+  }
+
+  /** Summarizes the BRIN block ranges of the ingest ids written since the last time (autovacuum would, much later). */
+  async summarizeIngestIndex(em: EntityManager): Promise<void> {
+    await em.query(`SELECT brin_summarize_new_values(i.inhrelid) FROM pg_inherits i WHERE i.inhparent = 'insights_events_ingest_xid_idx'::regclass`);
   }
 }

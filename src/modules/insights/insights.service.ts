@@ -16,6 +16,7 @@ import { InsightsRepository } from './insights.repository';
 import { SITE_VIEWS, type SiteViewsListener } from './site-views.port';
 
 const SEGMENTS_LIST = 'insights-visitor-segments:claims:asc';
+const siteNotFound = () => insightsError('insights.site_not_found', 'Site not found');
 
 /** Site insights (section 4.19): ingest, aggregate, visitor segments. */
 @Injectable()
@@ -26,17 +27,30 @@ export class InsightsService {
     @Optional() @Inject(SITE_VIEWS) private readonly siteViews?: SiteViewsListener,
   ) {}
 
-  /** Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows. */
+  /**
+   * Checks and stores a batch; nothing is stored when one event is refused. Returns the stored rows.
+   * The site check rides in the insert itself (one round trip); an unknown site still answers 404 before
+   * any refusal of the events, as every route checks its resource first.
+   */
   async track(caller: Membership, siteId: string, body: TrackEventsBody, now = new Date()): Promise<InsightEventRow[]> {
-    const site = await this.site(caller, siteId);
-    const rows = parseEvents(body.events, now);
+    let rows: InsightEventRow[];
+    try {
+      rows = parseEvents(body.events, now);
+    } catch (refusal) {
+      await this.site(caller, siteId);
+      throw refusal;
+    }
     const views = pageViewsOf(rows);
-    if (views.length === 0 || !this.siteViews) await this.record(site.id, rows);
-    else {
+    const site = { id: siteId, organizationId: caller.organizationId };
+    const listeners = views.length > 0 && this.siteViews ? await this.siteViews.listeners(site) : [];
+    if (rows.length === 0) await this.site(caller, siteId);
+    else if (listeners.length === 0) {
+      if (!(await this.repository.insertBatchChecked(this.dataSource.manager, site.organizationId, site.id, rows))) throw siteNotFound();
+    } else {
       // The page views' `site_view` deliveries are queued with the batch, or not at all.
       await this.dataSource.transaction(async (em) => {
-        await this.repository.insertBatch(em, site.id, rows);
-        await this.siteViews?.viewed(site, views, em);
+        if (!(await this.repository.insertBatchChecked(em, site.organizationId, site.id, rows))) throw siteNotFound();
+        await this.siteViews?.viewed(site, views, em, listeners);
       });
     }
     return rows;
@@ -49,13 +63,19 @@ export class InsightsService {
 
   async aggregate(caller: Membership, siteId: string, dto: AggregateEventsDto, options: { now?: Date; useRollups?: boolean } = {}): Promise<AggregateColumn[]> {
     const site = await this.site(caller, siteId);
-    const query = compileAggregate(dto, { siteId: site.id, now: options.now ?? new Date(), useRollups: options.useRollups });
-    return this.run(query);
+    return this.run((watermark) => compileAggregate(dto, { siteId: site.id, now: options.now ?? new Date(), useRollups: options.useRollups, watermark }));
   }
 
-  /** Runs a compiled query and turns its rows into answer columns. */
-  async run(query: CompiledAggregate): Promise<AggregateColumn[]> {
-    const rows = await this.repository.aggregate(this.dataSource.manager, query);
+  /**
+   * Compiles (with the fold's watermark) and runs a query, and turns its rows into answer columns. The
+   * watermark and the rollups are read in one snapshot (REPEATABLE READ), so each event is counted once:
+   * in a rollup if its transaction is below the watermark, raw otherwise.
+   */
+  async run(compile: (watermark: string) => CompiledAggregate): Promise<AggregateColumn[]> {
+    const { query, rows } = await this.dataSource.transaction('REPEATABLE READ', async (em) => {
+      const compiled = compile(await this.repository.watermark(em));
+      return { query: compiled, rows: await this.repository.aggregate(em, compiled) };
+    });
     return query.outputs.map((output) => ({
       column: output.column,
       ...(output.claim !== undefined ? { claim: output.claim } : {}),
@@ -79,7 +99,7 @@ export class InsightsService {
 
   private async site(caller: Membership, siteId: string): Promise<Site> {
     const site = await this.repository.findSite(this.dataSource.manager, caller.organizationId, siteId);
-    if (!site) throw insightsError('insights.site_not_found', 'Site not found');
+    if (!site) throw siteNotFound();
     return site;
   }
 }

@@ -9,5 +9,11 @@ import type { InsightEventRow } from './insights.read-model';
 export const SITE_VIEWS = Symbol('SITE_VIEWS');
 
 export interface SiteViewsListener {
-  viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager): Promise<void>;
+  /**
+   * Who listens to the site's page views now (read before the batch's transaction; none: the batch is
+   * stored alone, in one statement). An installation made meanwhile hears from the next batch on.
+   */
+  listeners(site: { id: string; organizationId: string }): Promise<unknown[]>;
+  /** Queues the views for `listeners` (what `listeners` answered), in the transaction storing the batch. */
+  viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager, listeners: unknown[]): Promise<void>;
 }
