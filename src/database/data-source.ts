@@ -12,6 +12,9 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
  */
 export const ENTITY_FILES = join(__dirname, '..', '**', '*.entity.{ts,js}');
 
+/** What every Quire session sets at connection (the `options` startup parameter). */
+export const QUIRE_SESSION_OPTIONS = '-c jit=off';
+
 /** One definition of the connection, shared by the server, the CLI and the tests. Entities are added by the caller. */
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
@@ -25,7 +28,10 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsRun: false,
     // Failed queries surface through the error filter (unexpected ones logged with the request id).
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, application_name: 'quire' },
+    // jit=off (decision 28): the planner's estimates over the layered revision views pass the JIT
+    // threshold and would compile queries that run in milliseconds. A pooler that ignores startup options
+    // (PgBouncer's `ignore_startup_parameters = options`) needs it on the role instead.
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, application_name: 'quire', options: QUIRE_SESSION_OPTIONS },
   };
 }
 

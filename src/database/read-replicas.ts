@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { QUIRE_SESSION_OPTIONS } from './data-source';
 
 /**
  * Reads on streaming replicas (DATABASE_READ_URLS), behind one seam: TypeORM's "slave" query runners.
@@ -113,6 +114,7 @@ export class ReadReplicas {
         max: this.poolSize,
         connectionTimeoutMillis: 2000,
         application_name: 'quire-read',
+        options: QUIRE_SESSION_OPTIONS,
       });
       replica.pool.on('error', (error) => this.trip(replica, error));
     }

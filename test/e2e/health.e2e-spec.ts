@@ -13,6 +13,16 @@ describe('health', () => {
     expect(ready.body.info.database.status).toBe('up');
   });
 
+  it("runs the app's sessions with JIT off (decision 28), whatever the server's default", async () => {
+    const [server] = (await t.dataSource.query(`SELECT boot_val FROM pg_settings WHERE name = 'jit'`)) as { boot_val: string }[];
+    expect(server.boot_val).toBe('on'); // PostgreSQL's default: the setting below is Quire's doing
+    const [session] = (await t.dataSource.query(`SELECT current_setting('jit') AS jit, current_setting('application_name') AS app`)) as {
+      jit: string;
+      app: string;
+    }[];
+    expect(session).toEqual({ jit: 'off', app: 'quire' });
+  });
+
   it('is not ready (503) once the database is gone, but still live', async () => {
     const other = await createTestApp();
     await other.app.get(DataSource).destroy();
