@@ -40,6 +40,9 @@ export async function createTestApp(
     // and jobs still sent. Workers poll every 500 ms (pg-boss's minimum), so tests waiting on a job wait little.
     JOBS_ENABLED: 'false',
     JOBS_POLL_INTERVAL_MS: '500',
+    // No insights fold on a timer: it would change rollup rows under a suite comparing snapshots; the
+    // insights suites fold by hand (InsightsFoldService.fold).
+    INSIGHTS_FOLD_INTERVAL_MS: '0',
     // Every writing route's success must leave its audit event: one that does not answers 500 (common/audit).
     AUDIT_STRICT: 'true',
     // The run's key (test/support/global-setup.ts), so every app opens what the others wrote.
