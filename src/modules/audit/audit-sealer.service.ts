@@ -16,7 +16,8 @@ export const AUDIT_SEAL_INTERVAL_MS = 5_000;
 @Injectable()
 export class AuditSealerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Audit');
-  private running = false;
+  /** The seal in flight, awaited on shutdown (before the data source closes under it). */
+  private running: Promise<number> | null = null;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -30,13 +31,18 @@ export class AuditSealerService implements OnApplicationBootstrap, OnModuleDestr
     this.timer.unref();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
+    await this.running;
   }
 
   async sealAll(): Promise<number> {
     if (this.running) return 0;
-    this.running = true;
+    this.running = this.sealEach().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async sealEach(): Promise<number> {
     try {
       let sealed = 0;
       for (const organizationId of await organizationsToSeal(this.dataSource)) sealed += await sealOrganization(this.dataSource, organizationId);
@@ -44,8 +50,6 @@ export class AuditSealerService implements OnApplicationBootstrap, OnModuleDestr
     } catch (error) {
       this.logger.warn({ msg: 'audit sealing failed; the next run retries', err: error });
       return 0;
-    } finally {
-      this.running = false;
     }
   }
 }
