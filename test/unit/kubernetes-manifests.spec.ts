@@ -29,7 +29,6 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
 };
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are checked field by field below */
 interface Manifest {
   file: string;
   apiVersion: string;
