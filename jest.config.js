@@ -26,9 +26,9 @@ module.exports = {
   // Jest 30 reads the timeout from the global configuration only (a project's own is ignored).
   // e2e tests start the app and may wait on PostgreSQL; 5 s is too tight on a loaded 2-core machine.
   testTimeout: 30000,
-  // One test file at a time (`--maxWorkers=1` in package.json: the e2e files share one database and
-  // the machine has two cores), in a worker that is replaced once it holds more than this after a
-  // file: run in the main process, the garbage of ~100 files (each its own module registry and Nest
+  // Two test files at a time (`--maxWorkers=2` in package.json), each worker on a database of its own
+  // (test/support/global-setup.ts, worker-database.ts), in a worker that is replaced once it holds more
+  // than this after a file: run in the main process, the garbage of ~100 files (each its own module registry and Nest
   // app) grew past 4 GB and garbage collection slowed the later files 5× (a 935 s run against 388 s).
   workerIdleMemoryLimit: '1GB',
   projects: [
@@ -38,6 +38,7 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/worker-database.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],

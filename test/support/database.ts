@@ -26,6 +26,8 @@ export function directEnv(url: string | undefined): { DATABASE_DIRECT_URL?: stri
 
 export interface TestDatabase {
   url: string;
+  /** Copies of the migrated database (`TEMPLATE`), one per further jest worker. */
+  copies: string[];
   drop(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export interface TestDatabase {
  * A fresh, migrated database for one test run, on the server DATABASE_URL points at, or on the
  * embedded PostgreSQL when it is unset (started here if no server has it running).
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
   const server: ResolvedDatabase = await resolveDatabase(loadConfig(), (line) => process.stderr.write(`${line}\n`));
   const name = `quire_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
   // Behind PgBouncer, databases are made and migrated on the server itself (the migrations' lock is session-level).
@@ -49,12 +51,27 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await runMigrations(dataSource);
   await dataSource.destroy();
 
+  // Each further worker gets a copy of the migrated database: no file sees another's rows or counters.
+  const names = Array.from({ length: copies }, (_, i) => `${name}_w${i + 2}`);
+  if (names.length > 0) {
+    const copier = new Client({ connectionString: direct });
+    await copier.connect();
+    for (const copy of names) await copier.query(`CREATE DATABASE ${copy} TEMPLATE ${name}`);
+    await copier.end();
+  }
+  const urlOf = (database: string) => {
+    const copy = new URL(server.url);
+    copy.pathname = `/${database}`;
+    return copy.toString();
+  };
+
   return {
     url: url.toString(),
+    copies: names.map(urlOf),
     drop: async () => {
       const client = new Client({ connectionString: direct });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (const database of [name, ...names]) await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await client.end();
       await server.release();
     },
