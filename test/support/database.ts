@@ -58,6 +58,14 @@ export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
     await copier.connect();
     for (const copy of names) await copier.query(`CREATE DATABASE ${copy} TEMPLATE ${name}`);
     await copier.end();
+    // TypeORM keeps generated columns' expressions in `typeorm_metadata` under the database's name: a copy
+    // must name itself there, or `migration:generate` sees those columns as changed.
+    for (const copy of names) {
+      const own = new Client({ connectionString: urlOfDirect(direct, copy) });
+      await own.connect();
+      await own.query(`UPDATE typeorm_metadata SET database = current_database() WHERE database = $1`, [name]);
+      await own.end();
+    }
   }
   const urlOf = (database: string) => {
     const copy = new URL(server.url);
@@ -76,4 +84,11 @@ export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
       await server.release();
     },
   };
+}
+
+/** `server` (a URL of the PostgreSQL server) with its database replaced by `database`. */
+function urlOfDirect(server: string, database: string): string {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return url.toString();
 }
