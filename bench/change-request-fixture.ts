@@ -1,19 +1,12 @@
-/* What the change-request benchmarks share: a fresh database, the app listening on loopback, a user
- * with a token and an organization, spaces seeded with N pages as one revision, and a timed HTTP call.
+/* What the change-request benchmarks share: the app of `startBenchApp` (in-process.ts: a fresh database, loopback,
+ * a user with a token and an organization), spaces seeded with N pages as one revision, and a timed HTTP call.
  * Used by `change-requests.bench.ts` and `change-request-changes.bench.ts`. */
-import { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
-import { createApp } from '../src/app.factory';
-import { createLogger } from '../src/common/logging/logger';
-import { loadConfig } from '../src/config/app-config';
 import { documentPage, DraftPage, RevisionWriter } from '../src/modules/content/revision-writer';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import type { Space } from '../src/modules/space-model/space.entity';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { SpaceUnitOfWork } from '../src/modules/space-writes/space-unit-of-work';
-import { TokensService } from '../src/modules/tokens/tokens.service';
-import { UsersService } from '../src/modules/users/users.service';
-import { createTestDatabase } from '../test/support/database';
+import { startBenchApp } from './in-process';
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const ms = (value: number) => Math.round(value * 10) / 10;
@@ -43,21 +36,8 @@ export interface ChangeRequestBench {
 
 export async function startChangeRequestBench(name: string): Promise<ChangeRequestBench> {
   process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-  const database = await createTestDatabase();
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    RATE_LIMIT_PER_ADDRESS: '0',
-    RATE_LIMIT_PER_TOKEN: '0',
-  });
-  const app = await createApp(config, database.url, createLogger('warn'));
-  await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  const { user } = await app.get(UsersService).findOrCreate(`bench-${name}@example.com`, 'Bench');
-  const headers = { authorization: `Bearer ${await app.get(TokensService).issue(user.id)}`, 'content-type': 'application/json' };
-  const { membership } = await app.get(OrganizationsService).create(user, { title: `Bench ${name} Org` });
+  const bench = await startBenchApp({}, `bench-${name}@example.com`);
+  const { app, base, headers, user, membership } = bench;
   const writes = app.get(SpaceUnitOfWork);
   const writer = app.get(RevisionWriter);
   return {
@@ -88,9 +68,6 @@ export async function startChangeRequestBench(name: string): Promise<ChangeReque
         commitRevision((parent, em) => writer.write({ spaceId, parents: [parent], type: 'edits', createdBy: null, pages, files: [] }, em)),
       );
     },
-    async close() {
-      await app.close();
-      await database.drop();
-    },
+    close: () => bench.close(),
   };
 }

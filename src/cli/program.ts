@@ -39,7 +39,7 @@ async function withDatabase<T>(io: CliIo, work: (config: AppConfig, url: string)
   configureSecretCipher(config);
   const database: ResolvedDatabase = await resolveDatabase(config, (line) => io.stderr(`${line}\n`));
   try {
-    // An admin command connects past any pooler (DATABASE_DIRECT_URL): migrations hold a session-level lock.
+    // An admin command connects past any pooler (DATABASE_DIRECT_URL): migrations and their runner's session state.
     return await work(config, database.directUrl);
   } finally {
     await database.release();

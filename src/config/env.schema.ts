@@ -43,7 +43,7 @@ export class EnvironmentVariables {
   DATABASE_POOL_SIZE: number = 10;
 
   /**
-   * PostgreSQL for session-level work (migrations under an advisory lock, the published LISTEN connection)
+   * PostgreSQL for session-level work (migrations, the admin CLI, the published LISTEN connection)
    * when DATABASE_URL goes through a transaction-mode pooler such as PgBouncer; unset: DATABASE_URL.
    * Ignored without DATABASE_URL (the embedded PostgreSQL is direct).
    */

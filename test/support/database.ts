@@ -38,16 +38,15 @@ export interface TestDatabase {
 export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
   const server: ResolvedDatabase = await resolveDatabase(loadConfig(), (line) => process.stderr.write(`${line}\n`));
   const name = `quire_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  // Behind PgBouncer, databases are made and migrated on the server itself (the migrations' lock is session-level).
+  // Behind PgBouncer, databases are made and migrated on the server itself (as the CLI migrates: DATABASE_DIRECT_URL).
   const direct = process.env[TEST_DIRECT_SERVER] ?? server.url;
   const admin = new Client({ connectionString: direct });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
 
-  const url = new URL(server.url);
-  url.pathname = `/${name}`;
-  const dataSource = await createDataSource(directEnv(url.toString()).DATABASE_DIRECT_URL ?? url.toString(), 2).initialize();
+  const url = withDatabase(server.url, name);
+  const dataSource = await createDataSource(directEnv(url).DATABASE_DIRECT_URL ?? url, 2).initialize();
   await runMigrations(dataSource);
   await dataSource.destroy();
 
@@ -61,21 +60,16 @@ export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
     // TypeORM keeps generated columns' expressions in `typeorm_metadata` under the database's name: a copy
     // must name itself there, or `migration:generate` sees those columns as changed.
     for (const copy of names) {
-      const own = new Client({ connectionString: urlOfDirect(direct, copy) });
+      const own = new Client({ connectionString: withDatabase(direct, copy) });
       await own.connect();
       await own.query(`UPDATE typeorm_metadata SET database = current_database() WHERE database = $1`, [name]);
       await own.end();
     }
   }
-  const urlOf = (database: string) => {
-    const copy = new URL(server.url);
-    copy.pathname = `/${database}`;
-    return copy.toString();
-  };
 
   return {
-    url: url.toString(),
-    copies: names.map(urlOf),
+    url,
+    copies: names.map((copy) => withDatabase(server.url, copy)),
     drop: async () => {
       const client = new Client({ connectionString: direct });
       await client.connect();
@@ -87,7 +81,7 @@ export async function createTestDatabase(copies = 0): Promise<TestDatabase> {
 }
 
 /** `server` (a URL of the PostgreSQL server) with its database replaced by `database`. */
-function urlOfDirect(server: string, database: string): string {
+function withDatabase(server: string, database: string): string {
   const url = new URL(server);
   url.pathname = `/${database}`;
   return url.toString();
