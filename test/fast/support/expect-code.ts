@@ -1,7 +1,11 @@
 import { DomainError } from '../../../src/common/errors/domain-error';
 
-/** Awaits `promise` and checks it fails with the domain error `code` (what the HTTP edge maps to a status). */
-export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+/**
+ * Awaits `work` and checks it fails with the domain error `code` (what the HTTP edge maps to a status). A
+ * function is called first, for services that refuse before returning a promise.
+ */
+export async function expectCode(work: Promise<unknown> | (() => unknown), code: string): Promise<void> {
+  const promise = typeof work === 'function' ? Promise.resolve().then(work) : work;
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
