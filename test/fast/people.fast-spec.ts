@@ -88,7 +88,7 @@ describe('the people of an organization', () => {
       expect((await membershipOf(t, org.id, added)).role).toBe('edit');
     });
 
-    it("accepts an invitation once, and only by its invitee", async () => {
+    it('accepts an invitation once, and only by its invitee', async () => {
       const org = await createOrganization(t);
       const existing = await createUser(t);
       const invites = t.get(InvitesService);

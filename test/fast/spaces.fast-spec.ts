@@ -73,7 +73,9 @@ describe('spaces, collections and access', () => {
       const space = await createSpace(t, org);
       const stranger = (await createOrganization(t)).admin;
       await expectCode(
-        t.get(SpacesService).update(org.admin.user, space.id, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [stranger.user.id] }] } }),
+        t
+          .get(SpacesService)
+          .update(org.admin.user, space.id, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [stranger.user.id] }] } }),
         'space.merge_rules_invalid',
       );
     });
