@@ -17,7 +17,10 @@ describe('sites', () => {
     const other = await createOrganization(t);
     const foreign = await createSpace(t, other);
     await expectCode(sites.create(other.admin.user, org.admin.membership, { title: 'Docs', spaces: [foreign.id] }), 'space.not_found');
-    await expectCode(sites.get(other.admin.membership, (await sites.create(org.admin.user, org.admin.membership, { title: 'Docs' })).site.id), 'site.not_found');
+    await expectCode(
+      sites.get(other.admin.membership, (await sites.create(org.admin.user, org.admin.membership, { title: 'Docs' })).site.id),
+      'site.not_found',
+    );
   });
 
   it('publishes only a site that shows at least one space', async () => {
