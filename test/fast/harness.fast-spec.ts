@@ -50,4 +50,19 @@ describe('the fast tier harness', () => {
     );
     expect((await t.get(SpacesService).update(org.admin.user, space.id, { title: 'Still usable' })).space.title).toBe('Still usable');
   });
+
+  it('nests transactions that overlap in time, committing both', async () => {
+    const org = await createOrganization(t);
+    const dataSource = t.get(DataSource);
+    const [first, second] = [unique('First'), unique('Second')];
+    const write = (title: string, id: string) =>
+      dataSource.transaction(async (em) => {
+        await em.query(`UPDATE spaces SET title = $1 WHERE id = $2`, [title, id]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      });
+    const [a, b] = [await createSpace(t, org), await createSpace(t, org)];
+    await Promise.all([write(first, a.id), write(second, b.id)]);
+    const rows: { title: string }[] = await dataSource.query(`SELECT title FROM spaces WHERE id = ANY($1) ORDER BY title`, [[a.id, b.id]]);
+    expect(rows.map((row) => row.title)).toEqual([first, second].sort());
+  });
 });
