@@ -14,6 +14,9 @@ import type { DataSource } from 'typeorm';
  * 409) leaves the test's transaction usable, as autocommit would. Everything goes through one queue, so a
  * savepoint's statements are never split by another borrower's.
  *
+ * A COPY (pg-copy-streams) goes straight to the connection, outside the queue: only inside a borrower's
+ * transaction is it sure to land in that transaction's savepoint.
+ *
  * What this cannot give: a second session. Work that needs one (LISTEN, `withAdvisoryLock`'s own client,
  * pg-boss workers) is outside the fast tier. `now()` is the test's transaction start for the whole test,
  * and isolation levels are ignored (savepoints have none).
@@ -60,7 +63,10 @@ export class SharedConnection {
     await this.client.query(`RELEASE SAVEPOINT ${name}`);
   }
 
-  /** What a real COMMIT checks at its end: constraints declared `DEFERRABLE INITIALLY DEFERRED`, constraint triggers. */
+  /**
+   * What a real COMMIT checks at its end: constraints declared `DEFERRABLE INITIALLY DEFERRED`, constraint
+   * triggers. Every deferrable constraint of the schema is initially deferred, so `ALL DEFERRED` puts them back.
+   */
   async checkDeferred(): Promise<void> {
     await this.client.query('SET CONSTRAINTS ALL IMMEDIATE');
     await this.client.query('SET CONSTRAINTS ALL DEFERRED');
