@@ -166,6 +166,20 @@ describe('writing content through change requests', () => {
       const cr = await open(org.admin, space.id);
       await expectCode(merge(org.admin, space.id, cr.number), 'change_request.merge_rule');
     });
+
+    it('refuses a change request behind main under require_up_to_date_change_request, until main is pulled into it', async () => {
+      const org = await createOrganization(t);
+      const space = await createSpace(t, org);
+      await t.get(SpacesService).update(org.admin.user, space.id, { mergeRules: { type: 'rules', rules: [{ rule: 'require_up_to_date_change_request' }] } });
+      const [behind, ahead] = [await open(org.admin, space.id), await open(org.admin, space.id)];
+      await apply(org.admin, space.id, behind.number, [{ operation: 'insert_page', title: 'Behind', document: { markdown: 'b' } }]);
+      await apply(org.admin, space.id, ahead.number, [{ operation: 'insert_page', title: 'Ahead', document: { markdown: 'a' } }]);
+      await merge(org.admin, space.id, ahead.number);
+      await expectCode(merge(org.admin, space.id, behind.number), 'change_request.merge_rule');
+      await t.get(ChangeRequestMergeService).update(org.admin.user, await access(org.admin.user, space.id), String(behind.number));
+      await merge(org.admin, space.id, behind.number);
+      expect((await mainPages(org.admin, space.id)).map((page) => page.title).sort()).toEqual(['Ahead', 'Behind']);
+    });
   });
 
   describe('comments', () => {

@@ -2,6 +2,8 @@ import { CollectionAccessService } from '../../src/modules/access/collection-acc
 import { GrantsService } from '../../src/modules/access/grants.service';
 import { SpaceAccessService } from '../../src/modules/access/space-access.service';
 import { CollectionsService } from '../../src/modules/collections/collections.service';
+import { InvitesService } from '../../src/modules/invites/invites.service';
+import { MembersService } from '../../src/modules/members/members.service';
 import { SpacesService } from '../../src/modules/spaces/spaces.service';
 import { addMember, createCollection, createOrganization, createSpace } from './support/builders';
 import { expectCode } from './support/expect-code';
@@ -111,6 +113,27 @@ describe('spaces, collections and access', () => {
       const space = await createSpace(t, org);
       const access = await t.get(SpaceAccessService).resolve(org.admin.user, space.id);
       await expectCode(t.get(SpacesService).move(org.admin.user, access, {}), 'space.move_empty');
+    });
+
+    it('transfers a space only into an organization the caller administers, and drops its grants', async () => {
+      const org = await createOrganization(t);
+      const space = await createSpace(t, org);
+      const reader = await addMember(t, org, 'read');
+      await t.get(GrantsService).invite({ kind: 'space', id: space.id, organizationId: org.id }, { role: 'edit', users: [reader.user.id] });
+      const target = await createOrganization(t);
+      const spaces = t.get(SpacesService);
+      const current = () => t.get(SpaceAccessService).resolve(org.admin.user, space.id);
+      await expectCode(spaces.transfer(org.admin.user, await current(), { organization: org.id }), 'access.transfer_same_organization');
+      await expectCode(spaces.transfer(org.admin.user, await current(), { organization: target.id }), 'access.transfer_target_not_found');
+      // The source's admin joins the target as an editor: not enough to bring content in.
+      const invites = t.get(InvitesService);
+      await invites.invite(target.admin.membership, { role: 'edit', emails: [{ email: org.admin.user.email }] });
+      const [{ invite }] = (await invites.listMine(org.admin.user, { limit: 10 })).items;
+      await invites.accept(org.admin.user, invite.id);
+      await expectCode(spaces.transfer(org.admin.user, await current(), { organization: target.id }), 'access.transfer_target_forbidden');
+      await t.get(MembersService).updateRole(target.admin.membership, org.admin.user.id, 'admin');
+      expect((await spaces.transfer(org.admin.user, await current(), { organization: target.id })).space.organizationId).toBe(target.id);
+      await expectCode(t.get(SpaceAccessService).resolve(reader.user, space.id), 'space.not_found');
     });
   });
 
