@@ -17,11 +17,15 @@ import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rul
 /**
  * A review is outdated once the change request's head is no longer the revision it was made
  * against, once its reviewer submitted a newer review, or once its reviewer was requested again
- * after it (the public description: "superseded by a newer review request or submission").
+ * after it, in person or through a team they are a member of (the public description: "superseded
+ * by a newer review request or submission"). A request counts while it stands, as a user's does: a
+ * team's is answered by its first member's review (which then stands for the team) or removed.
  */
 const OUTDATED = `(r.revision_id <> cr.revision
   OR EXISTS (SELECT 1 FROM change_request_reviews n WHERE n.change_request_id = r.change_request_id AND n.reviewer_id = r.reviewer_id AND n.seq > r.seq)
-  OR EXISTS (SELECT 1 FROM change_request_requested_reviewers q WHERE q.change_request_id = r.change_request_id AND q.user_id = r.reviewer_id AND q.created_at > r.created_at))`;
+  OR EXISTS (SELECT 1 FROM change_request_requested_reviewers q WHERE q.change_request_id = r.change_request_id AND q.user_id = r.reviewer_id AND q.created_at > r.created_at)
+  OR EXISTS (SELECT 1 FROM change_request_requested_teams q JOIN team_members m ON m.team_id = q.team_id
+              WHERE q.change_request_id = r.change_request_id AND m.user_id = r.reviewer_id AND q.created_at > r.created_at))`;
 
 /** Every query of reviews, requested reviewers, contributors and merge rules. */
 @Injectable()
