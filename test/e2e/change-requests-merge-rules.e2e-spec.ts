@@ -258,6 +258,52 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
       }
     });
 
+    it("an organization's rules changing during a merge: the merge waits for the change and checks the new rules", async () => {
+      const o = await createOrganization(t);
+      const s = await createSpace(t, o);
+      const cr = `${crs(s.id)}/${
+        (
+          await t.http
+            .post(crs(s.id))
+            .set(...o.admin.auth)
+            .send({})
+            .expect(201)
+        ).body.id as string
+      }`;
+      await t.http
+        .post(`${cr}/content`)
+        .set(...o.admin.auth)
+        .send({ changes: [{ operation: 'insert_page', title: 'Waits', document: { markdown: 'text' } }] })
+        .expect(200);
+      // The organization PATCH's UPDATE, held open: the space inherits `none` until it commits.
+      const patch = t.dataSource.createQueryRunner();
+      await patch.connect();
+      try {
+        await patch.startTransaction();
+        await patch.query(`UPDATE organizations SET merge_rules = $2 WHERE id = $1`, [
+          o.id,
+          JSON.stringify({ type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] }),
+        ]);
+        let answered = false;
+        const merge = t.http
+          .post(`${cr}/merge`)
+          .set(...o.admin.auth)
+          .send({})
+          .then((res) => {
+            answered = true;
+            return res;
+          });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(answered).toBe(false);
+        await patch.commitTransaction();
+        expectErrorEnvelope(await merge, 409, /require_at_least_one_approved_review/);
+      } finally {
+        if (patch.isTransactionActive) await patch.rollbackTransaction();
+        await patch.release();
+      }
+      expect((await t.http.get(cr).set(...o.admin.auth)).body.status).toBe('open');
+    });
+
     it('new authoring racing a merge: no merge lands without an approval of the revision it merged', async () => {
       const s = await createSpace(t, org);
       await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] }).expect(200);

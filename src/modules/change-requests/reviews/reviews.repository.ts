@@ -187,9 +187,15 @@ export class ReviewsRepository {
     return manager.findOneByOrFail(SpaceMergeRules, { spaceId: rules.spaceId });
   }
 
-  /** The organization's merge rules (what a space that inherits obeys). */
+  /**
+   * The organization's merge rules (what a space that inherits obeys), read `FOR SHARE` by the merge
+   * under its space lock: an organization PATCH in flight (its UPDATE locks the row) is waited for and
+   * its rules are the ones checked, and a PATCH arriving meanwhile waits for the merge to commit.
+   */
   async organizationMergeRules(organizationId: string, manager: EntityManager): Promise<MergeRulesStandalone> {
-    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1`, [organizationId]);
+    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1 FOR SHARE`, [
+      organizationId,
+    ]);
     return row?.merge_rules ?? NO_RULES;
   }
 
