@@ -50,6 +50,11 @@ export class ReviewsRepository {
     return rows[0] ?? null;
   }
 
+  /** Every review of the change request, newest first (what a custom merge rule reads as `reviews`). */
+  all(changeRequestId: string, manager: EntityManager): Promise<ReviewRow[]> {
+    return withOutdated(this.reviews(manager).where('r.change_request_id = :changeRequestId', { changeRequestId }).orderBy('r.seq', 'DESC'));
+  }
+
   async insert(review: Omit<ChangeRequestReview, 'createdAt' | 'updatedAt'>, manager: EntityManager): Promise<void> {
     await manager.insert(ChangeRequestReview, review);
   }
