@@ -211,4 +211,58 @@ describe.each([
     expect((await get(`/v1/spaces/${fresh.id}/revisions/${fresh.revisionId}/changes`).expect(200)).body).toEqual({ changes: [] });
     expectErrorEnvelope(await get(`/v1/spaces/${space.id}/revisions/${merged.body.revision as string}/changes?limit=-1`), 400, /limit/);
   });
+  it('reads only the keys its deltas changed, across an update from main: the same changes as comparing rows', async () => {
+    const space = await spaceWithPages();
+    const cr = await newChangeRequest(space.id);
+    await changes(cr, [
+      { operation: 'insert_page', title: 'Fresh', document: { markdown: 'fresh' } },
+      { operation: 'update_page', page: space.guide, title: 'Handbook' },
+      { operation: 'delete_page', page: space.old },
+    ]);
+    // Main moves on: a page only main's layer has, and an edit.
+    const other = await newChangeRequest(space.id);
+    await changes(other, [
+      { operation: 'insert_page', title: 'Mainline', document: { markdown: 'mainline' } },
+      { operation: 'update_page', page: space.reference, title: 'API' },
+    ]);
+    await post(`${other}/merge`).expect(200);
+    const mainline = ((await get(`/v1/spaces/${space.id}/content/pages`).expect(200)).body.pages as { id: string; title: string }[]).find(
+      (page) => page.title === 'Mainline',
+    )?.id as string;
+    await post(`${cr}/update`).expect(200);
+    // After the update: delete main's new page, take the retitle back (its key is in a delta, its row is main's again), add a file.
+    await changes(cr, [
+      { operation: 'delete_page', page: mainline },
+      { operation: 'revert_page', page: space.guide },
+      { operation: 'insert_files', files: [{ ref: 'logo.png', name: 'logo.png', contentType: 'image/png', base64: PNG }] },
+    ]);
+    const read = async () => {
+      const res = await get(`${cr}/changes?limit=100`).expect(200);
+      return (res.body.changes as Change[]).map((c) => [c.type, c.page?.title ?? c.file?.name]);
+    };
+    const byDeltas = await read();
+    expect([...byDeltas].sort()).toEqual(
+      [
+        ['file_created', 'logo.png'],
+        ['page_created', 'Fresh'],
+        ['page_deleted', 'Mainline'],
+        ['page_deleted', 'Old'],
+        ['page_deleted', 'Older'],
+      ].sort(),
+    );
+    const db = t.dataSource;
+    // The reader takes the deltas' keys and nothing else: emptied, it finds no change.
+    const saved: { id: string; delta_page_ids: string[]; delta_file_ids: string[] }[] = await db.query(
+      `SELECT id, delta_page_ids, delta_file_ids FROM revisions WHERE space_id = $1 AND delta_base_id IS NOT NULL`,
+      [space.id],
+    );
+    await db.query(`UPDATE revisions SET delta_page_ids = '{}', delta_file_ids = '{}' WHERE space_id = $1 AND delta_base_id IS NOT NULL`, [space.id]);
+    expect(await read()).toEqual([]);
+    // Without them (revisions written before the keys were kept) it compares rows, and finds the same.
+    await db.query(`UPDATE revisions SET delta_page_ids = NULL WHERE space_id = $1`, [space.id]);
+    expect(await read()).toEqual(byDeltas);
+    for (const row of saved)
+      await db.query(`UPDATE revisions SET delta_page_ids = $2, delta_file_ids = $3 WHERE id = $1`, [row.id, row.delta_page_ids, row.delta_file_ids]);
+    expect(await read()).toEqual(byDeltas);
+  });
 });

@@ -1,8 +1,15 @@
 import { itChecksAccess } from '../support/access-checks';
 import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
-import { expectContract, expectErrorEnvelope } from '../support/contract';
+import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
+import { ChangeRequestsService } from '../../src/modules/change-requests/change-requests.service';
+import { ReviewsService } from '../../src/modules/change-requests/reviews/reviews.service';
+import { MERGE_RULES_CONTEXT_PRESENTER, type MergeRulesContextPresenter } from '../../src/modules/change-requests/reviews/review.read-model';
+import type { MergeRulesEvaluationContextJson } from '../../src/modules/change-requests/reviews/review.presenter';
+import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
+import { User } from '../../src/modules/users/user.entity';
+import { UsersService } from '../../src/modules/users/users.service';
 
 describe('merge rules: the public mergeRules of spaces and organizations, the approvals extension, the merge check', () => {
   let t: TestApp;
@@ -140,6 +147,45 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
       expect((await as(reader).get(cr)).body.status).toBe('merged');
     });
 
+    it('a custom rule reads the public MergeRulesEvaluationContext: the space, the change request, every review and the merger as the API shows them', async () => {
+      const s = await createSpace(t, org);
+      const expression = [
+        'space.mergeRules.type == "rules"',
+        'space.permissions.merge',
+        `changeRequest.createdBy.displayName == "${author.user.displayName}"`,
+        'changeRequest.urls.location != ""',
+        'reviews.length >= 2',
+        'actor.urls.location != ""',
+      ].join(' && ');
+      await setSpaceRules(s.id, { type: 'rules', rules: [{ rule: 'custom', expression, message: 'two reviews posted' }] }).expect(200);
+      const cr = await openChangeRequest(s.id);
+      await insertPage(cr, 'Custom').expect(200);
+      await as(reviewer)
+        .post(`${cr}/reviews`, { status: 'changes-requested', comment: { markdown: 'One thing' } })
+        .expect(201);
+      expectErrorEnvelope(await as(reviewer).post(`${cr}/merge`), 409, /rule custom: two reviews posted/);
+      // A second review of the same reviewer: both are posted reviews (the first one outdated), so the rule passes.
+      await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201);
+
+      // The context the rule read, against the public schema.
+      const reviewerUser = (await t.app.get(UsersService).findByEmail(reviewer.user.email)) as User;
+      const context = await t.app.get(SpaceUnitOfWork).run(s.id, reviewerUser, 'merge', async (write) => {
+        const row = await t.app.get(ChangeRequestsService).resolve(s.id, cr.split('/').pop() as string, write.em);
+        return t.app.get<MergeRulesContextPresenter>(MERGE_RULES_CONTEXT_PRESENTER)(
+          await t.app.get(ReviewsService).mergeRulesContext(reviewerUser, write, row),
+        ) as MergeRulesEvaluationContextJson;
+      });
+      expectPublicSchema(context, 'MergeRulesEvaluationContext');
+      expect(context.reviews.map((review) => [review.status, review.outdated])).toEqual([
+        ['approved', false],
+        ['changes-requested', true],
+      ]);
+      expect(context.reviews[1].comment).toMatchObject({ object: 'comment' });
+      expect(context.actor).toMatchObject({ object: 'user', id: reviewer.user.id });
+
+      expect((await as(reviewer).post(`${cr}/merge`).expect(200)).body.result).toBe('merge');
+    });
+
     it('a space that inherits follows its organization; its own rules win over it', async () => {
       const o = await createOrganization(t);
       const editor = await addMember(t, o, 'edit');
@@ -256,6 +302,52 @@ describe('merge rules: the public mergeRules of spaces and organizations, the ap
           expect(status).toBe('open');
         }
       }
+    });
+
+    it("an organization's rules changing during a merge: the merge waits for the change and checks the new rules", async () => {
+      const o = await createOrganization(t);
+      const s = await createSpace(t, o);
+      const cr = `${crs(s.id)}/${
+        (
+          await t.http
+            .post(crs(s.id))
+            .set(...o.admin.auth)
+            .send({})
+            .expect(201)
+        ).body.id as string
+      }`;
+      await t.http
+        .post(`${cr}/content`)
+        .set(...o.admin.auth)
+        .send({ changes: [{ operation: 'insert_page', title: 'Waits', document: { markdown: 'text' } }] })
+        .expect(200);
+      // The organization PATCH's UPDATE, held open: the space inherits `none` until it commits.
+      const patch = t.dataSource.createQueryRunner();
+      await patch.connect();
+      try {
+        await patch.startTransaction();
+        await patch.query(`UPDATE organizations SET merge_rules = $2 WHERE id = $1`, [
+          o.id,
+          JSON.stringify({ type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] }),
+        ]);
+        let answered = false;
+        const merge = t.http
+          .post(`${cr}/merge`)
+          .set(...o.admin.auth)
+          .send({})
+          .then((res) => {
+            answered = true;
+            return res;
+          });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(answered).toBe(false);
+        await patch.commitTransaction();
+        expectErrorEnvelope(await merge, 409, /require_at_least_one_approved_review/);
+      } finally {
+        if (patch.isTransactionActive) await patch.rollbackTransaction();
+        await patch.release();
+      }
+      expect((await t.http.get(cr).set(...o.admin.auth)).body.status).toBe('open');
     });
 
     it('new authoring racing a merge: no merge lands without an approval of the revision it merged', async () => {

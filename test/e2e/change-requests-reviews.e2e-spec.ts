@@ -327,6 +327,28 @@ describe('change request reviews, requested reviewers and contributors', () => {
       await as(author).del(`${cr}/requested-reviewers/${other.id}`).expect(204);
       expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items.map((r: { kind: string }) => r.kind)).toEqual(['user']);
     });
+    it("a team requested after a member's review outdates it, as a request of the member in person does", async () => {
+      const team = await createTeam(t, org, { members: [second] });
+      const cr = await openChangeRequest();
+      await insertPage(cr, 'Team again');
+      const earlier = (await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      const bystander = (await as(reviewer).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      expect(earlier.outdated).toBe(false);
+      await as(author)
+        .post(`${cr}/requested-reviewers`, { users: [], teams: [team.id] })
+        .expect(200);
+      const read = async (id: string) => (await as(reader).get(`${cr}/reviews/${id}`).expect(200)).body.outdated as boolean;
+      expect(await read(earlier.id as string)).toBe(true);
+      // Only the team's members: another reviewer's review stands.
+      expect(await read(bystander.id as string)).toBe(false);
+      const current = await as(reader).get(`${cr}/reviews?outdated=false`).expect(200);
+      expect(current.body.items.map((r: { id: string }) => r.id)).toEqual([bystander.id]);
+      // The member answers the team: the new review is current, the earlier one superseded by it.
+      const answer = (await as(second).post(`${cr}/reviews`, { status: 'approved' }).expect(201)).body;
+      expect(answer.outdated).toBe(false);
+      expect(await read(earlier.id as string)).toBe(true);
+      expect((await as(reader).get(`${cr}/requested-reviewers`)).body.items).toEqual([]);
+    });
   });
 
   describe('contributors', () => {

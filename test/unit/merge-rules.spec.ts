@@ -91,9 +91,19 @@ describe('mergeRefusal', () => {
       expression: 'changeRequest.subject != "" && actor.id != changeRequest.createdBy.id && reviews.length >= 1',
       message: 'someone else merges, after a review',
     };
-    expect(mergeRefusal(check([rule]))).toMatch(/rule custom: someone else merges, after a review/);
-    expect(mergeRefusal(check([rule], { reviews: [review('a', 'approved')] }))).toBeNull();
-    expect(mergeRefusal(check([{ rule: 'custom', expression: 'space.title.length()' }]))).toMatch(/rule custom \(space.title.length\(\)\)/);
+    const evaluation = (reviews: object[]) => ({
+      space: { object: 'space', id: 's1', title: 'Docs' },
+      changeRequest: { object: 'change-request', id: 'cr1', subject: 'Fix typos', createdBy: { object: 'user', id: 'author', displayName: 'Author' } },
+      reviews,
+      actor: { object: 'user', id: 'merger', displayName: 'Merger' },
+    });
+    expect(mergeRefusal(check([rule], { evaluation: evaluation([]) }))).toMatch(/rule custom: someone else merges, after a review/);
+    expect(mergeRefusal(check([rule], { evaluation: evaluation([{ object: 'change-request-review', status: 'approved' }]) }))).toBeNull();
+    expect(mergeRefusal(check([{ rule: 'custom', expression: 'space.title.length()' }], { evaluation: evaluation([]) }))).toMatch(
+      /rule custom \(space.title.length\(\)\)/,
+    );
+    // The scope is the evaluation context alone: what the merge did not give, the expression does not see.
+    expect(mergeRefusal(check([{ rule: 'custom', expression: 'changeRequest.subject != undefined' }]))).toMatch(/rule custom/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SpaceAccess } from '../access/space-access.service';
 import { SpaceUnitOfWork, SpaceWrite } from '../space-writes/space-unit-of-work';
 import { User } from '../users/user.entity';
@@ -14,6 +14,8 @@ import { mergeChangedPages } from './merge/partial-merge';
 import { effectiveMergeRules } from '../space-model/merge-rules';
 import { mergeRefusal } from './reviews/merge-rules';
 import { ReviewsRepository } from './reviews/reviews.repository';
+import { ReviewsService } from './reviews/reviews.service';
+import { MERGE_RULES_CONTEXT_PRESENTER, type MergeRulesContextPresenter } from './reviews/review.read-model';
 import { bodiesToMerge, describeConflicts } from './merge/three-way-merge';
 
 /**
@@ -31,6 +33,8 @@ export class ChangeRequestMergeService {
     private readonly rows: ChangeRequestsRepository,
     private readonly revisions: ChangeRequestRevisions,
     private readonly reviews: ReviewsRepository,
+    private readonly reviewing: ReviewsService,
+    @Inject(MERGE_RULES_CONTEXT_PRESENTER) private readonly presentRulesContext: MergeRulesContextPresenter,
   ) {}
 
   /** Pulls main into the change request: a new head on its line, based on main's active revision. */
@@ -78,6 +82,7 @@ export class ChangeRequestMergeService {
     const rules = effectiveMergeRules(space.mergeRules, await this.reviews.organizationMergeRules(space.organizationId, write.em));
     const requiredApprovals = (await this.reviews.mergeRules(space.id, write.em))?.requiredApprovals ?? 0;
     if (rules.type === 'none' && requiredApprovals === 0) return;
+    const custom = rules.type === 'rules' && rules.rules.some((rule) => rule.rule === 'custom');
     const refusal = mergeRefusal({
       rules,
       requiredApprovals,
@@ -86,6 +91,7 @@ export class ChangeRequestMergeService {
       upToDate: (cr.revisionMergedAncestor ?? cr.revisionInitial) === space.revisionId,
       reviews: await this.reviews.latestByReviewer(cr.id, write.em),
       actor: { id: user.id, displayName: user.displayName },
+      evaluation: custom ? this.presentRulesContext(await this.reviewing.mergeRulesContext(user, write, cr)) : undefined,
     });
     if (refusal) throw changeRequestError('change_request.merge_rule', refusal);
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../../config/app-config';
 import { OutboundModule } from '../../common/outbound/outbound.module';
 import { AccessModule } from '../access/access.module';
 import { ContentModule } from '../content/content.module';
@@ -32,6 +33,8 @@ import {
 import { MergeRulesController, ReviewsController } from './reviews/reviews.controller';
 import { ReviewsRepository } from './reviews/reviews.repository';
 import { ReviewsService } from './reviews/reviews.service';
+import { presentMergeRulesContext } from './reviews/review.presenter';
+import { MERGE_RULES_CONTEXT_PRESENTER, type MergeRulesContextPresenter } from './reviews/review.read-model';
 
 /** Change requests: branch, author, update from main, merge, PDF (sections 4.5, 4.7). `ChangeRequestsService.resolve` serves other modules. */
 @Module({
@@ -74,6 +77,14 @@ import { ReviewsService } from './reviews/reviews.service';
     ReviewsRepository,
     ReviewsService,
     ChangeRequestChangesService,
+    {
+      provide: MERGE_RULES_CONTEXT_PRESENTER,
+      inject: [AppConfig],
+      useFactory:
+        (config: AppConfig): MergeRulesContextPresenter =>
+        (view) =>
+          presentMergeRulesContext(view, config),
+    },
   ],
   exports: [TypeOrmModule, ChangeRequestsService],
 })

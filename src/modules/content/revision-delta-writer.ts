@@ -107,6 +107,9 @@ export class RevisionDeltaWriter {
       type: delta.type,
       createdBy: delta.createdBy,
       baseId: layer ? full : null,
+      deltaBaseId: delta.base,
+      deltaPageIds: [...new Set([...changedIds, ...repathed.map((row) => row.pageId), ...removed])],
+      deltaFileIds: delta.files.map((file) => file.fileId),
     });
     await em.insert(Revision, revision);
     await em.query(`UPDATE revisions r SET variables = b.variables, git = b.git FROM revisions b WHERE r.id = $1 AND b.id = $2`, [revision.id, delta.base]);

@@ -45,4 +45,18 @@ export class Revision {
    */
   @Column('text', { nullable: true })
   baseId: string | null;
+
+  /**
+   * For a revision written as a delta (`RevisionDeltaWriter`): the revision it was described
+   * against, and the pages (changed, re-pathed, removed) and files (added) whose rows differ from
+   * it; it equals that revision on every other key. Null when written otherwise. Internal.
+   */
+  @Column('text', { nullable: true })
+  deltaBaseId: string | null;
+
+  @Column('text', { array: true, nullable: true })
+  deltaPageIds: string[] | null;
+
+  @Column('text', { array: true, nullable: true })
+  deltaFileIds: string[] | null;
 }

@@ -16,6 +16,11 @@ export interface MergeCheck {
   /** Each reviewer's latest review, with whether it is outdated (another head, or requested again since). */
   reviews: LatestReview[];
   actor: { id: string; displayName: string };
+  /**
+   * The public `MergeRulesEvaluationContext` (`space`, `changeRequest`, `reviews`, `actor` as the API
+   * presents them), the scope of `custom` rules; the merge builds it only when the rules have one.
+   */
+  evaluation?: object;
 }
 
 /**
@@ -71,46 +76,13 @@ function broken(rule: MergeRule, check: MergeCheck, approvers: Set<string>): str
   }
 }
 
-/** A `custom` rule passes when its expression is truthy over the public `MergeRulesEvaluationContext` (the fields below); an error fails it. */
+/** A `custom` rule passes when its expression is truthy over the public `MergeRulesEvaluationContext` (`check.evaluation`); an error fails it. */
 function customRule(rule: Extract<MergeRule, { rule: 'custom' }>, check: MergeCheck): string | null {
   let value: unknown;
   try {
-    value = evaluateExpression(rule.expression, evaluationContext(check));
+    value = evaluateExpression(rule.expression, (check.evaluation ?? {}) as Record<string, unknown>);
   } catch (error) {
     return `rule custom (${rule.expression}): ${(error as Error).message}`;
   }
   return value ? null : `rule custom: ${rule.message ?? `${rule.expression} is false`}`;
-}
-
-/** The scope of a custom rule: `space`, `changeRequest`, `reviews` (each reviewer's latest) and `actor`, with their plain fields. */
-export function evaluationContext(check: MergeCheck): Record<string, unknown> {
-  const cr = check.changeRequest;
-  return {
-    space: {
-      object: 'space',
-      id: check.space.id,
-      title: check.space.title,
-      organization: check.space.organizationId,
-      visibility: check.space.visibility,
-      revision: check.space.revisionId,
-    },
-    changeRequest: {
-      object: 'change-request',
-      id: cr.id,
-      number: cr.number,
-      status: cr.status,
-      subject: cr.subject,
-      revision: cr.revision,
-      outdated: !check.upToDate,
-      createdBy: cr.createdBy ? { object: 'user', id: cr.createdBy } : undefined,
-    },
-    reviews: check.reviews.map((review) => ({
-      object: 'change-request-review',
-      status: review.status,
-      outdated: review.outdated,
-      revision: review.revisionId,
-      reviewer: { object: 'user', id: review.reviewerId },
-    })),
-    actor: { object: 'user', id: check.actor.id, displayName: check.actor.displayName },
-  };
 }

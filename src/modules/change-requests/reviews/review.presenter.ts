@@ -1,10 +1,12 @@
 import type { AppConfig } from '../../../config/app-config';
 import { presentUser, type UserJson } from '../../users/user.presenter';
 import type { ChangeRequest } from '../change-request.entity';
+import { presentChangeRequest, type ChangeRequestJson } from '../change-request.presenter';
+import { presentSpace, type SpaceJson } from '../../space-model/space.presenter';
 import type { ReviewCommentJson } from './review-comments.port';
 import { presentTeam, type TeamJson } from '../../teams/team.presenter';
 import { teamPermissions } from '../../teams/team.policy';
-import type { ContributorRow, MergeRulesSettings, PeopleContext, RequestRow, ReviewRow } from './review.read-model';
+import type { ContributorRow, MergeRulesContextView, MergeRulesSettings, PeopleContext, RequestRow, ReviewRow } from './review.read-model';
 
 export interface ReviewJson {
   object: 'change-request-review';
@@ -18,6 +20,14 @@ export interface ReviewJson {
   createdAt: string;
   updatedAt: string;
   urls: { location: string };
+}
+
+/** The public `MergeRulesEvaluationContext`: what a `custom` merge rule's expression reads. */
+export interface MergeRulesEvaluationContextJson {
+  space: SpaceJson;
+  changeRequest: ChangeRequestJson;
+  reviews: ReviewJson[];
+  actor: UserJson;
 }
 
 export type RequestedReviewerJson = {
@@ -75,6 +85,17 @@ export function presentReview(
   const comment = comments.get(review.id);
   if (comment) json.comment = comment;
   return json;
+}
+
+/** The public `MergeRulesEvaluationContext`, as the merger would read each object through the API. */
+export function presentMergeRulesContext(view: MergeRulesContextView, config: AppConfig): MergeRulesEvaluationContextJson {
+  const { cr, rows, people, comments } = view.reviews;
+  return {
+    space: presentSpace(view.space, view.permissions, config),
+    changeRequest: presentChangeRequest(view.changeRequest, config),
+    reviews: rows.map((row) => presentReview(cr, row, people, comments)),
+    actor: presentUser(view.actor, config, people.emails),
+  };
 }
 
 /** A deleted team is shown by its id (its request goes with it; this covers a read racing the deletion). */

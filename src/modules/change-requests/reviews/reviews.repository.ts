@@ -17,11 +17,15 @@ import { NO_RULES, type MergeRulesStandalone } from '../../space-model/merge-rul
 /**
  * A review is outdated once the change request's head is no longer the revision it was made
  * against, once its reviewer submitted a newer review, or once its reviewer was requested again
- * after it (the public description: "superseded by a newer review request or submission").
+ * after it, in person or through a team they are a member of (the public description: "superseded
+ * by a newer review request or submission"). A request counts while it stands, as a user's does: a
+ * team's is answered by its first member's review (which then stands for the team) or removed.
  */
 const OUTDATED = `(r.revision_id <> cr.revision
   OR EXISTS (SELECT 1 FROM change_request_reviews n WHERE n.change_request_id = r.change_request_id AND n.reviewer_id = r.reviewer_id AND n.seq > r.seq)
-  OR EXISTS (SELECT 1 FROM change_request_requested_reviewers q WHERE q.change_request_id = r.change_request_id AND q.user_id = r.reviewer_id AND q.created_at > r.created_at))`;
+  OR EXISTS (SELECT 1 FROM change_request_requested_reviewers q WHERE q.change_request_id = r.change_request_id AND q.user_id = r.reviewer_id AND q.created_at > r.created_at)
+  OR EXISTS (SELECT 1 FROM change_request_requested_teams q JOIN team_members m ON m.team_id = q.team_id
+              WHERE q.change_request_id = r.change_request_id AND m.user_id = r.reviewer_id AND q.created_at > r.created_at))`;
 
 /** Every query of reviews, requested reviewers, contributors and merge rules. */
 @Injectable()
@@ -44,6 +48,11 @@ export class ReviewsRepository {
   async get(changeRequestId: string, reviewId: string, manager?: EntityManager): Promise<ReviewRow | null> {
     const rows = await withOutdated(this.reviews(manager).where('r.change_request_id = :changeRequestId AND r.id = :reviewId', { changeRequestId, reviewId }));
     return rows[0] ?? null;
+  }
+
+  /** Every review of the change request, newest first (what a custom merge rule reads as `reviews`). */
+  all(changeRequestId: string, manager: EntityManager): Promise<ReviewRow[]> {
+    return withOutdated(this.reviews(manager).where('r.change_request_id = :changeRequestId', { changeRequestId }).orderBy('r.seq', 'DESC'));
   }
 
   async insert(review: Omit<ChangeRequestReview, 'createdAt' | 'updatedAt'>, manager: EntityManager): Promise<void> {
@@ -183,9 +192,15 @@ export class ReviewsRepository {
     return manager.findOneByOrFail(SpaceMergeRules, { spaceId: rules.spaceId });
   }
 
-  /** The organization's merge rules (what a space that inherits obeys). */
+  /**
+   * The organization's merge rules (what a space that inherits obeys), read `FOR SHARE` by the merge
+   * under its space lock: an organization PATCH in flight (its UPDATE locks the row) is waited for and
+   * its rules are the ones checked, and a PATCH arriving meanwhile waits for the merge to commit.
+   */
   async organizationMergeRules(organizationId: string, manager: EntityManager): Promise<MergeRulesStandalone> {
-    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1`, [organizationId]);
+    const [row]: { merge_rules: MergeRulesStandalone }[] = await manager.query(`SELECT merge_rules FROM organizations WHERE id = $1 FOR SHARE`, [
+      organizationId,
+    ]);
     return row?.merge_rules ?? NO_RULES;
   }
 

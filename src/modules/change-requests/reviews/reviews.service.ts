@@ -5,7 +5,7 @@ import type { Page } from '../../../common/pagination/paginate';
 import { AppConfig } from '../../../config/app-config';
 import { AccessRepository } from '../../access/access.repository';
 import { SpaceAccess } from '../../access/space-access.service';
-import { SpaceUnitOfWork } from '../../space-writes/space-unit-of-work';
+import { SpaceUnitOfWork, type SpaceWrite } from '../../space-writes/space-unit-of-work';
 import { User } from '../../users/user.entity';
 import { UsersService } from '../../users/users.service';
 import { TeamsRepository } from '../../teams/teams.repository';
@@ -16,7 +16,7 @@ import { ChangeRequestsRepository } from '../change-requests.repository';
 import { ChangeRequestsService } from '../change-requests.service';
 import { ContributorsQueryDto, ListReviewsQueryDto, MAX_REVIEW_COMMENT, MergeRulesDto, RequestReviewersDto, SubmitReviewDto } from './dto/review.dto';
 import { MergeRulesSettings, NO_MERGE_RULES } from './review.read-model';
-import type { ContributorRow, PeopleContext, RequestRow, ReviewRow } from './review.read-model';
+import type { ContributorRow, MergeRulesContextView, PeopleContext, RequestRow, ReviewRow } from './review.read-model';
 
 type CommentFormat = 'markdown' | 'document';
 
@@ -232,6 +232,23 @@ export class ReviewsService {
       cr,
       rows.map((row) => row.review.id),
     );
+  }
+
+  /**
+   * What a custom merge rule reads, under the merge's space lock: the space, the change request,
+   * every review posted on it (newest first, `outdated` set) and the merger, to be presented to the
+   * merger as the public `MergeRulesEvaluationContext` (`presentMergeRulesContext`).
+   */
+  async mergeRulesContext(user: User, write: SpaceWrite, cr: ChangeRequest): Promise<MergeRulesContextView> {
+    const rows = await this.reviews.all(cr.id, write.em);
+    const people = await this.people(user, [user.id, ...rows.flatMap(({ review }) => [review.reviewerId, review.requestedBy])]);
+    return {
+      space: write.space,
+      permissions: write.access.permissions,
+      changeRequest: await this.changeRequests.view(user, cr, write.access, write.space.revisionId),
+      reviews: { cr, rows, people, comments: await this.comments(user, write.access, cr, undefined, rows) },
+      actor: people.users.get(user.id) ?? user,
+    };
   }
 
   /** Adds the teams among `rows` to the context (with counts and the caller's role in each, for `Team`). */
