@@ -39,6 +39,7 @@ import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rule
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
+import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   ReviewComments1800000311000,
   TeamReviewers1800000312000,
   InsightsFold1800000320000,
+  InsightsMinuteSpan1800000370000,
 ];

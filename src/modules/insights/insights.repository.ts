@@ -87,11 +87,18 @@ const groupKeys = (keys: string) =>
 const GROUP_POSITIONS = Array.from({ length: PAGE_DIMENSIONS.split(', ').length + 1 }, (_, index) => index + 2).join(', ');
 const rollupUpserts = (width: 'minute' | 'hour', totals: string, pages: string, key: string) => {
   const bucket = width === 'minute' ? `date_trunc('minute', occurred_at)` : `date_trunc('hour', occurred_at, 'UTC')`;
+  // A minute's totals also keep the span of their events' times (NULL on rows folded before it was kept: unknown, and it stays so).
+  const span = width === 'minute';
   return {
-    totals: `INSERT INTO ${totals} AS r (site_id, ${width}, type, display_context, events)
-      SELECT site_id, ${bucket}, ${groupKeys('type, display_context')}, count(*) FROM batch
+    totals: `INSERT INTO ${totals} AS r (site_id, ${width}, type, display_context, events${span ? ', first_at, last_at' : ''})
+      SELECT site_id, ${bucket}, ${groupKeys('type, display_context')}, count(*)${span ? ', min(occurred_at), max(occurred_at)' : ''} FROM batch
       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-      ON CONFLICT (site_id, ${width}, type, display_context) DO UPDATE SET events = r.events + excluded.events`,
+      ON CONFLICT (site_id, ${width}, type, display_context) DO UPDATE SET events = r.events + excluded.events${
+        span
+          ? `, first_at = CASE WHEN r.first_at IS NOT NULL THEN least(r.first_at, excluded.first_at) END,
+            last_at = CASE WHEN r.last_at IS NOT NULL THEN greatest(r.last_at, excluded.last_at) END`
+          : ''
+      }`,
     pages: `INSERT INTO ${pages} AS r (site_id, ${width}, ${PAGE_DIMENSIONS}, events)
       SELECT site_id, ${bucket}, ${groupKeys(PAGE_DIMENSIONS)}, count(*) FROM batch
       GROUP BY 1, ${GROUP_POSITIONS} ORDER BY 1, ${GROUP_POSITIONS}
