@@ -157,6 +157,28 @@ export class InsightsRepository {
     return found;
   }
 
+  /**
+   * Appends a batch when the site belongs to the organization and `heard` (an SQL condition over `$1`, the
+   * site, and `$3`, the organization) is false, in one statement and one snapshot. Answers whether the site
+   * was found and whether `heard` held (then nothing was stored: the caller stores the batch with what its
+   * listeners must receive, in a transaction).
+   */
+  async insertBatchUnheard(
+    em: EntityManager,
+    organizationId: string,
+    siteId: string,
+    rows: InsightEventRow[],
+    heard: string,
+  ): Promise<{ found: boolean; heard: boolean }> {
+    const [row] = await em.query(
+      `WITH site AS (SELECT 1 FROM sites WHERE id = $1 AND organization_id = $3), heard AS (SELECT ${heard} AS heard),
+       inserted AS (${INGEST_SQL} WHERE EXISTS (SELECT 1 FROM site) AND NOT (SELECT heard FROM heard))
+       SELECT EXISTS (SELECT 1 FROM site) AS found, (SELECT heard FROM heard) AS heard`,
+      [siteId, encodeBatch(rows), organizationId],
+    );
+    return { found: row.found, heard: row.heard };
+  }
+
   async aggregate(em: EntityManager, query: CompiledAggregate): Promise<Record<string, unknown>[]> {
     // A rollup query reads few rows, but its plan's estimates (the unfolded branch's above all) can pass
     // jit_above_cost: JIT compilation would then cost tens of milliseconds more than the query itself.
