@@ -40,6 +40,7 @@ import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
 import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-keys';
+import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -85,4 +86,5 @@ export const MIGRATIONS = [
   TeamReviewers1800000312000,
   InsightsFold1800000320000,
   RevisionDeltaKeys1800000360000,
+  InsightsMinuteSpan1800000370000,
 ];

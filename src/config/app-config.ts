@@ -42,8 +42,8 @@ export class AppConfig {
   readonly auditEnabled: boolean;
   /** AUDIT_STRICT (tests): a write that records no event fails instead of logging an error. */
   readonly auditStrict: boolean;
-  /** Insights fold period and ingest back-pressure limits (INSIGHTS_FOLD_INTERVAL_MS, INSIGHTS_INGEST_MAX_IN_FLIGHT, INSIGHTS_INGEST_MAX_POOL_WAITING). */
-  readonly insights: { foldIntervalMs: number; maxInFlight: number; maxPoolWaiting: number };
+  /** Insights fold period and ingest back-pressure limits (INSIGHTS_FOLD_INTERVAL_MS, INSIGHTS_INGEST_MAX_IN_FLIGHT, INSIGHTS_INGEST_MAX_LAG_MS, INSIGHTS_INGEST_MAX_POOL_WAITING). */
+  readonly insights: { foldIntervalMs: number; maxInFlight: number; maxLagMs: number; maxPoolWaiting: number };
   readonly bootstrap?: { orgTitle: string; email: string; name?: string; token?: string };
   /** SIGNING_SECRET; when unset, signing uses a secret generated once and stored in the database. */
   readonly signingSecret?: string;
@@ -112,6 +112,7 @@ export class AppConfig {
     this.insights = {
       foldIntervalMs: env.INSIGHTS_FOLD_INTERVAL_MS,
       maxInFlight: env.INSIGHTS_INGEST_MAX_IN_FLIGHT,
+      maxLagMs: env.INSIGHTS_INGEST_MAX_LAG_MS,
       maxPoolWaiting: env.INSIGHTS_INGEST_MAX_POOL_WAITING,
     };
     this.signingSecret = env.SIGNING_SECRET;

@@ -184,7 +184,15 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   @Max(10_000)
-  INSIGHTS_INGEST_MAX_POOL_WAITING: number = 8;
+  INSIGHTS_INGEST_MAX_POOL_WAITING: number = 32;
+
+  /** Milliseconds the oldest ingest batch in flight may have been stored for before new batches are refused with 429. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  INSIGHTS_INGEST_MAX_LAG_MS: number = 2000;
 
   @IsOptional()
   @IsString()

@@ -40,7 +40,8 @@ describe('site insights: rollups, sketches, back-pressure', () => {
   ];
 
   const event = fc.record({
-    offset: fc.integer({ min: -3 * 60 * MINUTE, max: 4 * MINUTE }),
+    // Up to 5 minutes ahead (the ingest window): the current minute's rollup can hold events after now.
+    offset: fc.integer({ min: -3 * 60 * MINUTE, max: 5 * MINUTE }),
     type: fc.constantFrom('page_view', 'search_open'),
     path: fc.nat({ max: PATHS.length - 1 }),
     referrer: fc.nat({ max: REFERRERS.length - 1 }),
@@ -91,6 +92,9 @@ describe('site insights: rollups, sketches, back-pressure', () => {
             ]),
             ['last24Hours', 0], // ends now: the current minute is partial
             ['last24Hours', 4],
+            // Both ends inside one minute (the current one, then a past one).
+            [{ from: new Date(now.getTime() - 20_000).toISOString(), to: now.toISOString() }, 1],
+            [{ from: new Date(now.getTime() - 90_000).toISOString(), to: new Date(now.getTime() - 75_000).toISOString() }, 0],
           ];
           let fromRollups = 0;
           for (const [range, query] of cases) {
@@ -108,6 +112,35 @@ describe('site insights: rollups, sketches, back-pressure', () => {
       { numRuns: 15 },
     );
   }, 240_000);
+
+  it("reads a minute the range cuts from its rollup when the minute's folded events all lie inside the range, raw otherwise", async () => {
+    const service = t.app.get(InsightsService);
+    const siteId = await createSite(t, org);
+    // A minute in the past, so that the 5-minute window does not matter: events at :10 and :20 of it.
+    const minute = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * MINUTE);
+    const at = (seconds: number) => new Date(minute.getTime() + seconds * 1000);
+    await service.record(siteId, [...parseEvents([siteEvent()], at(10)), ...parseEvents([siteEvent()], at(20))]);
+    await fold();
+    const [span] = await t.dataSource.query(`SELECT first_at, last_at FROM insights_minute_totals WHERE site_id = $1`, [siteId]);
+    expect([span.first_at, span.last_at]).toEqual([at(10), at(20)]);
+    // The raw rows are gone (only here, to see which source answered): what still counts came from the rollup.
+    await t.dataSource.query(`DELETE FROM insights_events WHERE site_id = $1`, [siteId]);
+    const count = async (from: number, to: number) =>
+      (await service.aggregate(caller, siteId, { range: { from: at(from).toISOString(), to: at(to).toISOString() }, limit: 1000 }, { now: at(60) }))[0]
+        .values[0];
+    expect(await count(5, 30)).toBe(2); // both inside: the rollup
+    expect(await count(-30, 21)).toBe(2); // from the minute before, cut at :21
+    expect(await count(15, 30)).toBe(0); // :10 outside: raw rows of the minute (none left)
+    expect(await count(5, 20)).toBe(0); // :20 is the end, excluded: raw
+    // A late event folded into the minute widens its span.
+    await service.record(siteId, parseEvents([siteEvent()], at(2)));
+    await fold();
+    const [wider] = await t.dataSource.query(`SELECT first_at, last_at, events::int AS events FROM insights_minute_totals WHERE site_id = $1`, [siteId]);
+    expect([wider.first_at, wider.last_at, wider.events]).toEqual([at(2), at(20), 3]);
+    // A span unknown (a row folded before spans were kept) reads raw.
+    await t.dataSource.query(`UPDATE insights_minute_totals SET first_at = NULL, last_at = NULL WHERE site_id = $1`, [siteId]);
+    expect(await count(1, 30)).toBe(1);
+  });
 
   it('counts distinct visitors and sessions from sketches within 3 standard errors (0.81 % each), folded or not', async () => {
     const siteId = await createSite(t, org);
@@ -156,19 +189,29 @@ describe('site insights: rollups, sketches, back-pressure', () => {
   it('answers 429 with Retry-After when ingestion is behind, stores nothing of a refused batch, and loses no acknowledged one', async () => {
     const siteId = await createSite(t, org);
     const gate = t.app.get(InsightsIngestGate);
-    gate.acquire();
-    gate.acquire(); // INSIGHTS_INGEST_MAX_IN_FLIGHT = 2 batches are being stored
-    try {
-      const refused = await t.http
+    const postOne = () =>
+      t.http
         .post(events(siteId))
         .set(...org.admin.auth)
         .send({ events: [siteEvent()] });
-      expectErrorEnvelope(refused, 429, /behind/);
+    const tickets = [gate.acquire(), gate.acquire()]; // INSIGHTS_INGEST_MAX_IN_FLIGHT = 2 batches are being stored
+    try {
+      const refused = await postOne();
+      expectErrorEnvelope(refused, 429, /2 batches are being stored/);
       expect(refused.headers['retry-after']).toBe('1');
       expect(await stored(siteId)).toBe(0);
     } finally {
-      gate.release();
-      gate.release();
+      tickets.forEach((ticket) => gate.release(ticket));
+    }
+    // One batch in flight for longer than INSIGHTS_INGEST_MAX_LAG_MS (2000): the database does not keep up.
+    const slow = gate.acquire(Date.now() - 2500);
+    try {
+      const refused = await postOne();
+      expectErrorEnvelope(refused, 429, /a batch has been being stored for \d+ ms/);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(await stored(siteId)).toBe(0);
+    } finally {
+      gate.release(slow);
     }
     // 12 concurrent batches of 50 with room for 2: each is acknowledged (204) or refused (429), and the
     // stored events are exactly the acknowledged ones; refused batches retried until taken all land once.
@@ -190,5 +233,24 @@ describe('site insights: rollups, sketches, back-pressure', () => {
     }
     expect(await stored(siteId)).toBe(12 * 50);
     expect(gate.current).toBe(0);
+  });
+
+  it('takes a batch while the pool is merely busy: callers waiting for a connection below INSIGHTS_INGEST_MAX_POOL_WAITING (32)', async () => {
+    const siteId = await createSite(t, org);
+    // 20 sleeping statements on the pool of 10: 10 callers wait (the former limit, 8, refused here).
+    const sleepers = Array.from({ length: 20 }, () => t.dataSource.query(`SELECT pg_sleep(0.4)`));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const waiting = (t.dataSource.driver as unknown as { master: { waitingCount: number } }).master.waitingCount;
+      expect(waiting).toBeGreaterThan(8);
+      const res = await t.http
+        .post(events(siteId))
+        .set(...org.admin.auth)
+        .send({ events: [siteEvent()] });
+      expect(res.status).toBe(204);
+      expect(await stored(siteId)).toBe(1);
+    } finally {
+      await Promise.all(sleepers);
+    }
   });
 });

@@ -134,6 +134,9 @@ describe('integrations: sample integrations built and published with the GitBook
       .set(...org.admin.auth)
       .send({ events: [siteEvent({ path: '/guide', page: 'page-7', referrer: 'https://ref.example/' }), siteEvent({ type: 'search_open' })] });
     expect(viewed.status).toBe(204);
+    // Stored once: the one-statement path stores nothing when an installation listens; the transaction does.
+    const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM insights_events WHERE site_id = $1`, [siteId]);
+    expect(n).toBe(2);
     const views = await eventsOfType(t, org.admin, 'quire-site-script', 'site_view');
     expect(views).toHaveLength(1);
     expectPublicSchema(views[0].payload, 'SiteViewEvent');

@@ -58,26 +58,37 @@ describe('insights aggregate compiler', () => {
     expect(compile({ groupBy: [{ column: 'datetime', interval: 'hour' }] }, false).source).toBe('raw');
   });
 
-  it('splits the range into whole hours, whole minutes at their ends, unfolded events and partial minutes (raw)', () => {
+  it('splits the range into whole hours, whole minutes at their ends, the minutes it cuts (rollup or raw by span) and unfolded events', () => {
     const compiled = compile({ range: { from: '2026-06-01T10:20:30Z', to: '2026-06-02T08:45:10Z' } });
-    // hours, minutes before, minutes after, unfolded, partial minute at each end
-    expect(compiled.sql.match(/UNION ALL/g)).toHaveLength(5);
+    // hours, minutes before, minutes after, each cut minute as rollup and as folded raw rows, unfolded
+    expect(compiled.sql.match(/UNION ALL/g)).toHaveLength(7);
     expect(compiled.sql.match(/insights_hourly_totals/g)).toHaveLength(1);
-    expect(compiled.sql.match(/insights_minute_totals/g)).toHaveLength(2);
+    // two whole-minute branches, two cut-minute rollups, and the span check of each cut minute in both of its branches
+    expect(compiled.sql.match(/insights_minute_totals/g)).toHaveLength(8);
+    expect(compiled.sql.match(/w\.first_at >= \$\d+::timestamptz AND w\.last_at < \$\d+::timestamptz/g)).toHaveLength(4);
     expect(compiled.sql).toMatch(/ingest_xid >= \$\d+::bigint/);
+    expect(compiled.sql.match(/ingest_xid < \$\d+::bigint/g)).toHaveLength(2);
     expect(compiled.params).toEqual(
       expect.arrayContaining([
         new Date('2026-06-01T11:00:00Z'),
         new Date('2026-06-02T08:00:00Z'),
+        new Date('2026-06-01T10:20:00Z'),
         new Date('2026-06-01T10:21:00Z'),
         new Date('2026-06-02T08:45:00Z'),
+        new Date('2026-06-02T08:46:00Z'),
         '42',
       ]),
     );
-    // Aligned on minutes inside one hour: one minute branch and the unfolded events, no partial minute.
+    // Aligned on minutes inside one hour: one minute branch and the unfolded events, no cut minute.
     const aligned = compile({ range: { from: '2026-06-01T10:20:00Z', to: '2026-06-01T10:40:00Z' } });
     expect(aligned.sql.match(/UNION ALL/g)).toHaveLength(1);
     expect(aligned.sql).not.toMatch(/insights_hourly/);
+    expect(aligned.sql).not.toMatch(/first_at/);
+    // Inside one minute: that minute, cut at both ends (rollup or raw), and the unfolded events.
+    const inside = compile({ range: { from: '2026-06-01T10:20:10Z', to: '2026-06-01T10:20:50Z' } });
+    expect(inside.source).toBe('totals');
+    expect(inside.sql.match(/UNION ALL/g)).toHaveLength(2);
+    expect(inside.params).toEqual(expect.arrayContaining([new Date('2026-06-01T10:20:00Z'), new Date('2026-06-01T10:21:00Z')]));
   });
 
   it('resolves presets as the period that ends now, and refuses an empty custom range', () => {

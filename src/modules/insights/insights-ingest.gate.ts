@@ -12,36 +12,47 @@ interface PoolLike {
 }
 
 /**
- * Ingest back-pressure: a replica stores at most INSIGHTS_INGEST_MAX_IN_FLIGHT batches at once, and takes
- * none while more than INSIGHTS_INGEST_MAX_POOL_WAITING callers wait for a database connection. A batch
- * beyond is refused at once (429, Retry-After) rather than queued without bound; a batch taken is
- * acknowledged only after its transaction commits, so a refused batch is the only one a client resends.
+ * Ingest back-pressure. A replica refuses a batch at once (429, Retry-After) rather than queueing it without
+ * bound when ingestion is behind, which is one of:
+ * - INSIGHTS_INGEST_MAX_IN_FLIGHT batches are being stored already;
+ * - the oldest batch being stored has been at it for more than INSIGHTS_INGEST_MAX_LAG_MS: the database
+ *   does not keep up (a pool merely kept busy by steady clients answers each batch well within it);
+ * - more than INSIGHTS_INGEST_MAX_POOL_WAITING callers of any route wait for a database connection: ingest
+ *   leaves the pool to them.
+ * A batch taken is acknowledged only after its statement (or transaction) commits, so a refused batch is the
+ * only one a client resends.
  */
 @Injectable()
 export class InsightsIngestGate {
-  private inFlight = 0;
+  /** Start time of each batch in flight, by ticket; tickets grow with time, so the first entry is the oldest. */
+  private readonly started = new Map<number, number>();
+  private nextTicket = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {}
 
-  /** Takes a slot, or throws 429 (the controller sets Retry-After). Give it back with `release`. */
-  acquire(): void {
-    const { maxInFlight, maxPoolWaiting } = this.config.insights;
-    if (this.inFlight >= maxInFlight) throw tooBusy(`${this.inFlight} batches are being stored`);
+  /** Takes a slot and returns its ticket, or throws 429 (the controller sets Retry-After). Give it back with `release`. */
+  acquire(now = Date.now()): number {
+    const { maxInFlight, maxLagMs, maxPoolWaiting } = this.config.insights;
+    if (this.started.size >= maxInFlight) throw tooBusy(`${this.started.size} batches are being stored`);
+    const oldest = this.started.values().next();
+    if (!oldest.done && now - oldest.value > maxLagMs) throw tooBusy(`a batch has been being stored for ${now - oldest.value} ms`);
     const waiting = ((this.dataSource.driver as unknown as { master?: PoolLike }).master?.waitingCount ?? 0) as number;
     if (waiting > maxPoolWaiting) throw tooBusy(`${waiting} requests wait for a database connection`);
-    this.inFlight++;
+    const ticket = this.nextTicket++;
+    this.started.set(ticket, now);
+    return ticket;
   }
 
-  release(): void {
-    this.inFlight--;
+  release(ticket: number): void {
+    this.started.delete(ticket);
   }
 
   /** Batches being stored right now. */
   get current(): number {
-    return this.inFlight;
+    return this.started.size;
   }
 }
 

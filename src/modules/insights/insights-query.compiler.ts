@@ -23,9 +23,9 @@ import { insightsError } from './insights.errors';
  * only chooses among them, and every value it carries (site, range, filter values, a claim's name,
  * the limit) is a bind parameter. Anything unknown is refused with a 400 naming where it is.
  *
- * The source of rows is raw events, or, when every column the query touches is kept by a rollup and
- * the only metric is `eventsCount`, the hourly rollup for whole hours plus raw events for the partial
- * hours at both ends of the range: the same answer at a cost that follows the range, not the volume.
+ * The source of rows is raw events, or, when every column the query touches is kept by a rollup, the
+ * rollups (hours, minutes, and the minutes the range cuts when their folded events all lie inside it)
+ * plus the events not folded yet: the same answer at a cost that follows the range, not the volume.
  */
 
 export const RANGE_PRESETS = ['lastYear', 'last3Months', 'last30Days', 'last7Days', 'last24Hours'] as const;
@@ -151,13 +151,15 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
     rollupExprs.push('r.visitors AS vs', 'r.sessions AS ss', 'NULL::int AS vr', 'NULL::int AS sr');
   } else if (metricsNeedIds) rawExprs.push('e.visitor_id', 'e.session_id');
 
-  // `unfolded`: the rows above the watermark, found by the ingest-id BRIN only. The site is compared as
-  // `site_id || ''` there so that the planner cannot pick the (site, time) btree instead, which would read
-  // every folded row of the range (its estimate of the watermark's selectivity is unreliable between ANALYZEs).
-  const rawBranch = (n: string, lower: string, upper: string, unfolded?: string) =>
+  // Raw branches. `unfolded`: the rows at or above the watermark, found by the ingest-id BRIN only. The site
+  // is compared as `site_id || ''` there so that the planner cannot pick the (site, time) btree instead, which
+  // would read every folded row of the range (its estimate of the watermark's selectivity is unreliable
+  // between ANALYZEs). `folded`: the rows below it, by the (site, time) btree.
+  const watermark = () => params.add(options.watermark ?? '0', '::bigint');
+  const rawBranch = (n: string, lower: string, upper: string, rows: 'all' | 'unfolded' | 'folded' = 'all') =>
     `SELECT ${['e.occurred_at AS t', `${n} AS n`, ...rawExprs].join(', ')} FROM insights_events e ` +
-    `WHERE ${unfolded ? `e.site_id || '' = ${site} AND e.ingest_xid >= ${unfolded}` : `e.site_id = ${site}`} ` +
-    `AND e.occurred_at >= ${lower} AND e.occurred_at < ${upper}`;
+    `WHERE ${rows === 'unfolded' ? `e.site_id || '' = ${site} AND e.ingest_xid >= ${watermark()}` : `e.site_id = ${site}`} ` +
+    `${rows === 'folded' ? `AND e.ingest_xid < ${watermark()} ` : ''}AND e.occurred_at >= ${lower} AND e.occurred_at < ${upper}`;
   const rollupBranch = (width: 'minute' | 'hour', lower: Date, upper: Date) => {
     const table = (width === 'hour' ? ROLLUP_TABLES : MINUTE_ROLLUP_TABLES)[level as RollupLevel];
     return (
@@ -168,25 +170,34 @@ export function compileAggregate(request: AggregateRequest, options: CompileOpti
   let source: string;
   const firstMinute = ceilTo(range.from, MINUTE);
   const lastMinute = floorTo(range.to, MINUTE);
-  if (level && firstMinute < lastMinute) {
+  if (level) {
     // Folded events: whole hours from the hourly rollup, whole minutes at both ends of them from the minute
-    // rollup; events not folded yet (their transaction at or above the watermark) raw; the partial minute
-    // at each end of the range raw (folded or not).
-    const firstHour = ceilTo(range.from, HOUR);
-    const lastHour = floorTo(range.to, HOUR);
+    // rollup; a minute the range cuts (at most one at each end) from its minute rollup when all its folded
+    // events lie inside the range (the totals' `first_at`/`last_at`), else its folded events raw; the events
+    // not folded yet (their transaction at or above the watermark) raw, anywhere in the range.
     const branches: string[] = [];
-    if (firstHour < lastHour) {
-      branches.push(rollupBranch('hour', firstHour, lastHour));
-      if (firstMinute < firstHour) branches.push(rollupBranch('minute', firstMinute, firstHour));
-      if (lastHour < lastMinute) branches.push(rollupBranch('minute', lastHour, lastMinute));
-    } else {
-      branches.push(rollupBranch('minute', firstMinute, lastMinute));
+    if (firstMinute < lastMinute) {
+      const firstHour = ceilTo(range.from, HOUR);
+      const lastHour = floorTo(range.to, HOUR);
+      if (firstHour < lastHour) {
+        branches.push(rollupBranch('hour', firstHour, lastHour));
+        if (firstMinute < firstHour) branches.push(rollupBranch('minute', firstMinute, firstHour));
+        if (lastHour < lastMinute) branches.push(rollupBranch('minute', lastHour, lastMinute));
+      } else {
+        branches.push(rollupBranch('minute', firstMinute, lastMinute));
+      }
     }
-    const minutesFrom = params.add(firstMinute, '::timestamptz');
-    const minutesTo = params.add(lastMinute, '::timestamptz');
-    branches.push(rawBranch('1::bigint', minutesFrom, minutesTo, params.add(options.watermark ?? '0', '::bigint')));
-    if (range.from < firstMinute) branches.push(rawBranch('1::bigint', from, minutesFrom));
-    if (lastMinute < range.to) branches.push(rawBranch('1::bigint', minutesTo, to));
+    for (const cut of cutMinutes(range)) {
+      const lower = params.add(cut.lower, '::timestamptz');
+      const upper = params.add(cut.upper, '::timestamptz');
+      // One row per (type, display context) of the minute; a span unknown (NULL) counts as outside.
+      const inside =
+        `NOT EXISTS (SELECT 1 FROM insights_minute_totals w WHERE w.site_id = ${site} AND w.minute = ${params.add(cut.minute, '::timestamptz')} ` +
+        `AND NOT coalesce(w.first_at >= ${lower} AND w.last_at < ${upper}, false))`;
+      branches.push(`${rollupBranch('minute', cut.minute, new Date(cut.minute.getTime() + MINUTE))} AND ${inside}`);
+      branches.push(`${rawBranch('1::bigint', lower, upper, 'folded')} AND NOT ${inside}`);
+    }
+    branches.push(rawBranch('1::bigint', from, to, 'unfolded'));
     source = branches.join(' UNION ALL ');
   } else {
     source = rawBranch('1', from, to);
@@ -462,6 +473,17 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const floorTo = (date: Date, unit: number) => new Date(Math.floor(date.getTime() / unit) * unit);
 const ceilTo = (date: Date, unit: number) => new Date(Math.ceil(date.getTime() / unit) * unit);
+
+/** The minutes the range covers only in part (none, one or two), with the part `[lower, upper)` it covers. */
+function cutMinutes(range: { from: Date; to: Date }): { minute: Date; lower: Date; upper: Date }[] {
+  const first = floorTo(range.from, MINUTE);
+  const last = floorTo(range.to, MINUTE);
+  if (first.getTime() === last.getTime()) return [{ minute: first, lower: range.from, upper: range.to }];
+  const cuts: { minute: Date; lower: Date; upper: Date }[] = [];
+  if (first < range.from) cuts.push({ minute: first, lower: range.from, upper: new Date(first.getTime() + MINUTE) });
+  if (last < range.to) cuts.push({ minute: last, lower: last, upper: range.to });
+  return cuts;
+}
 
 /** A distinct count from sketches: the stored sketches merged with the raw rows' register values, estimated. */
 function decodeSketch([sketches, registers]: unknown[]): number {

@@ -47,8 +47,9 @@ export class InsightsController {
     @Body(TrackEventsPipe) body: TrackEventsBody,
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
+    let ticket: number;
     try {
-      this.gate.acquire();
+      ticket = this.gate.acquire();
     } catch (error) {
       if (error instanceof HttpException) response.setHeader('Retry-After', String(INGEST_RETRY_AFTER_SECONDS));
       throw error;
@@ -56,7 +57,7 @@ export class InsightsController {
     try {
       await this.insights.track(caller, siteId, body);
     } finally {
-      this.gate.release();
+      this.gate.release(ticket);
     }
   }
 

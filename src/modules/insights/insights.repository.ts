@@ -87,11 +87,18 @@ const groupKeys = (keys: string) =>
 const GROUP_POSITIONS = Array.from({ length: PAGE_DIMENSIONS.split(', ').length + 1 }, (_, index) => index + 2).join(', ');
 const rollupUpserts = (width: 'minute' | 'hour', totals: string, pages: string, key: string) => {
   const bucket = width === 'minute' ? `date_trunc('minute', occurred_at)` : `date_trunc('hour', occurred_at, 'UTC')`;
+  // A minute's totals also keep the span of their events' times (NULL on rows folded before it was kept: unknown, and it stays so).
+  const span = width === 'minute';
   return {
-    totals: `INSERT INTO ${totals} AS r (site_id, ${width}, type, display_context, events)
-      SELECT site_id, ${bucket}, ${groupKeys('type, display_context')}, count(*) FROM batch
+    totals: `INSERT INTO ${totals} AS r (site_id, ${width}, type, display_context, events${span ? ', first_at, last_at' : ''})
+      SELECT site_id, ${bucket}, ${groupKeys('type, display_context')}, count(*)${span ? ', min(occurred_at), max(occurred_at)' : ''} FROM batch
       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-      ON CONFLICT (site_id, ${width}, type, display_context) DO UPDATE SET events = r.events + excluded.events`,
+      ON CONFLICT (site_id, ${width}, type, display_context) DO UPDATE SET events = r.events + excluded.events${
+        span
+          ? `, first_at = CASE WHEN r.first_at IS NOT NULL THEN least(r.first_at, excluded.first_at) END,
+            last_at = CASE WHEN r.last_at IS NOT NULL THEN greatest(r.last_at, excluded.last_at) END`
+          : ''
+      }`,
     pages: `INSERT INTO ${pages} AS r (site_id, ${width}, ${PAGE_DIMENSIONS}, events)
       SELECT site_id, ${bucket}, ${groupKeys(PAGE_DIMENSIONS)}, count(*) FROM batch
       GROUP BY 1, ${GROUP_POSITIONS} ORDER BY 1, ${GROUP_POSITIONS}
@@ -148,6 +155,28 @@ export class InsightsRepository {
   async insertBatchChecked(em: EntityManager, organizationId: string, siteId: string, rows: InsightEventRow[]): Promise<boolean> {
     const [{ found }] = await em.query(INGEST_CHECKED_SQL, [siteId, encodeBatch(rows), organizationId]);
     return found;
+  }
+
+  /**
+   * Appends a batch when the site belongs to the organization and `heard` (an SQL condition over `$1`, the
+   * site, and `$3`, the organization) is false, in one statement and one snapshot. Answers whether the site
+   * was found and whether `heard` held (then nothing was stored: the caller stores the batch with what its
+   * listeners must receive, in a transaction).
+   */
+  async insertBatchUnheard(
+    em: EntityManager,
+    organizationId: string,
+    siteId: string,
+    rows: InsightEventRow[],
+    heard: string,
+  ): Promise<{ found: boolean; heard: boolean }> {
+    const [row] = await em.query(
+      `WITH site AS (SELECT 1 FROM sites WHERE id = $1 AND organization_id = $3), heard AS (SELECT ${heard} AS heard),
+       inserted AS (${INGEST_SQL} WHERE EXISTS (SELECT 1 FROM site) AND NOT (SELECT heard FROM heard))
+       SELECT EXISTS (SELECT 1 FROM site) AS found, (SELECT heard FROM heard) AS heard`,
+      [siteId, encodeBatch(rows), organizationId],
+    );
+    return { found: row.found, heard: row.heard };
   }
 
   async aggregate(em: EntityManager, query: CompiledAggregate): Promise<Record<string, unknown>[]> {

@@ -42,17 +42,26 @@ export class InsightsService {
     }
     const views = pageViewsOf(rows);
     const site = { id: siteId, organizationId: caller.organizationId };
-    const listeners = views.length > 0 && this.siteViews ? await this.siteViews.listeners(site) : [];
-    if (rows.length === 0) await this.site(caller, siteId);
-    else if (listeners.length === 0) {
-      if (!(await this.repository.insertBatchChecked(this.dataSource.manager, site.organizationId, site.id, rows))) throw siteNotFound();
-    } else {
-      // The page views' `site_view` deliveries are queued with the batch, or not at all.
-      await this.dataSource.transaction(async (em) => {
-        if (!(await this.repository.insertBatchChecked(em, site.organizationId, site.id, rows))) throw siteNotFound();
-        await this.siteViews?.viewed(site, views, em, listeners);
-      });
+    const em = this.dataSource.manager;
+    if (rows.length === 0) {
+      await this.site(caller, siteId);
+      return rows;
     }
+    if (views.length === 0 || !this.siteViews) {
+      if (!(await this.repository.insertBatchChecked(em, site.organizationId, site.id, rows))) throw siteNotFound();
+      return rows;
+    }
+    // One round trip when nobody listens to the site's page views (the usual case): the statement stores the
+    // batch only if no installation covers the site, in its own snapshot.
+    const stored = await this.repository.insertBatchUnheard(em, site.organizationId, site.id, rows, this.siteViews.listenedSql('$1', '$3'));
+    if (!stored.found) throw siteNotFound();
+    if (!stored.heard) return rows;
+    // Someone listens: the page views' `site_view` deliveries are queued with the batch, or not at all.
+    const listeners = await this.siteViews.listeners(site);
+    await this.dataSource.transaction(async (transaction) => {
+      if (!(await this.repository.insertBatchChecked(transaction, site.organizationId, site.id, rows))) throw siteNotFound();
+      await this.siteViews?.viewed(site, views, transaction, listeners);
+    });
     return rows;
   }
 

@@ -14,6 +14,12 @@ export interface SiteViewsListener {
    * stored alone, in one statement). An installation made meanwhile hears from the next batch on.
    */
   listeners(site: { id: string; organizationId: string }): Promise<unknown[]>;
+  /**
+   * An SQL condition, true when someone listens to the site's page views (`site` and `organization` are
+   * placeholders of the statement): the ingest statement stores a batch only when it is false, so a site
+   * nobody listens to takes one round trip per batch. The same answer as `listeners`, in the statement's snapshot.
+   */
+  listenedSql(site: string, organization: string): string;
   /** Queues the views for `listeners` (what `listeners` answered), in the transaction storing the batch. */
   viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager, listeners: unknown[]): Promise<void>;
 }

@@ -14,6 +14,18 @@ const TARGET = {
 } as const;
 
 /** Every query of installations: on organizations, and on their spaces and sites. */
+/**
+ * SQL condition on `integration_installations n`: an active installation of the organization (`organization`,
+ * a placeholder) covering the site (`site`). `onSite` reads the rows; insights' ingest statement asks, through
+ * the `SITE_VIEWS` port, whether any exists (`anyInstalledOnSite`, `SiteViewListener.listenedSql`).
+ */
+export const installedOnSite = (site: string, organization: string) =>
+  `n.organization_id = ${organization} AND n.status = 'active'
+   AND (n.site_selection = 'all' OR EXISTS (SELECT 1 FROM integration_site_installations x WHERE x.installation_id = n.id AND x.site_id = ${site}))`;
+/** Whether any installation covers the site (`installedOnSite`), as one SQL expression. */
+export const anyInstalledOnSite = (site: string, organization: string) =>
+  `EXISTS (SELECT 1 FROM integration_installations n WHERE ${installedOnSite(site, organization)})`;
+
 @Injectable()
 export class InstallationsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -176,9 +188,7 @@ export class InstallationsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<{ installationId: string; integrationId: string }[]> {
     const rows: { id: string; integration_id: string }[] = await manager.query(
-      `SELECT n.id, n.integration_id FROM integration_installations n
-        WHERE n.organization_id = $2 AND n.status = 'active'
-          AND (n.site_selection = 'all' OR EXISTS (SELECT 1 FROM integration_site_installations x WHERE x.installation_id = n.id AND x.site_id = $1))`,
+      `SELECT n.id, n.integration_id FROM integration_installations n WHERE ${installedOnSite('$1', '$2')}`,
       [siteId, organizationId],
     );
     return rows.map((row) => ({ installationId: row.id, integrationId: row.integration_id }));

@@ -6,7 +6,7 @@ import type { InsightEventRow } from '../insights/insights.read-model';
 import type { SiteViewsListener } from '../insights/site-views.port';
 import { EventsService } from './events.service';
 import { DELIVER_EVENT } from './integration-event.job-spec';
-import { InstallationsRepository } from './installations.repository';
+import { anyInstalledOnSite, InstallationsRepository } from './installations.repository';
 import { FAN_OUT_SITE_VIEWS, SiteViewsBatch } from './site-view.job-spec';
 
 /**
@@ -31,6 +31,10 @@ export class SiteViewListener implements SiteViewsListener, OnModuleInit {
 
   async listeners(site: { id: string; organizationId: string }): Promise<{ installationId: string; integrationId: string }[]> {
     return this.installations.onSite(site.id, site.organizationId);
+  }
+
+  listenedSql(site: string, organization: string): string {
+    return anyInstalledOnSite(site, organization);
   }
 
   async viewed(site: { id: string; organizationId: string }, views: InsightEventRow[], em: EntityManager, listeners: unknown[]): Promise<void> {
