@@ -19,7 +19,10 @@ async function main(): Promise<number> {
   const bouncer = await startPgBouncer(server);
   process.stderr.write(`test:pgbouncer: PgBouncer (transaction mode) on 127.0.0.1:${bouncer.port} in front of ${new URL(server).host}\n`);
   try {
-    const args = ['jest', '--selectProjects', 'e2e', '--maxWorkers=1', ...process.argv.slice(2)];
+    // Two files at a time, each on its own database copy (as `npm test`), unless the arguments say otherwise.
+    const given = process.argv.slice(2);
+    const workers = given.some((arg) => /^(--maxWorkers|--runInBand|-w|-i)(=|\d|$)/.test(arg)) ? [] : ['--maxWorkers=2'];
+    const args = ['jest', '--selectProjects', 'e2e', ...workers, ...given];
     const child = spawn('npx', args, {
       stdio: 'inherit',
       env: { ...process.env, DATABASE_URL: bouncer.url, [TEST_DIRECT_SERVER]: server, DATABASE_PREPARED_STATEMENTS: 'false' },

@@ -70,16 +70,6 @@ describe('change request reviews, requested reviewers and contributors', () => {
       },
     });
 
-    it('requires authentication to list and read', async () => {
-      const cr = await openChangeRequest();
-      expectErrorEnvelope(await t.http.get(`${cr}/reviews`), 401);
-      expectErrorEnvelope(await t.http.get(`${cr}/reviews/x`), 401);
-      expectErrorEnvelope(await t.http.get(`${cr}/requested-reviewers`), 401);
-      expectErrorEnvelope(await t.http.post(`${cr}/requested-reviewers`).send({ users: [reviewer.user.id] }), 401);
-      expectErrorEnvelope(await t.http.delete(`${cr}/requested-reviewers/${reviewer.user.id}`), 401);
-      expectErrorEnvelope(await t.http.get(`${cr}/contributors`), 401);
-    });
-
     it('role matrix: read may list, edit may request, review may submit, and the author may not approve', async () => {
       const cr = await openChangeRequest();
       await insertPage(cr, 'Matrix');

@@ -24,13 +24,6 @@ describe('collections', () => {
       .send(body);
 
   describe('POST /v1/orgs/{organizationId}/collections', () => {
-    it('requires authentication and answers 404 outside the organization', async () => {
-      const org = await createOrganization(t);
-      const create = () => t.http.post(`/v1/orgs/${org.id}/collections`).send({ title: 'Guides' });
-      await expectRefused(create, [null, 401]);
-      await expectRefused(create, [await createUser(t), 404]);
-    });
-
     it('creates a collection, at the top level or in a parent, with a Location header', async () => {
       const org = await createOrganization(t);
       const res = await t.http
@@ -210,12 +203,6 @@ describe('collections', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}/collections', () => {
-    it('requires authentication and answers 404 outside the organization', async () => {
-      const org = await createOrganization(t);
-      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/collections`), [null, 401]);
-      await expectRefused(() => t.http.get(`/v1/orgs/${org.id}/collections`), [await createUser(t), 404]);
-    });
-
     it('walks every collection once in the kept order; nested=false keeps the top level', async () => {
       const org = await createOrganization(t);
       const a = await createCollection(t, org);
@@ -271,12 +258,10 @@ describe('collections', () => {
   });
 
   describe('POST /v1/collections/{collectionId}/move', () => {
-    it('requires authentication, answers 404 outside the organization and 403 below admin', async () => {
+    it('answers 403 below admin', async () => {
       const org = await createOrganization(t);
       const collection = await createCollection(t, org);
       const moveToTop = () => t.http.post(`/v1/collections/${collection.id}/move`).send({ parent: null });
-      await expectRefused(moveToTop, [null, 401]);
-      await expectRefused(moveToTop, [await createUser(t), 404]);
       await expectRefused(moveToTop, [await addMember(t, org, 'create'), 403]);
     });
 
@@ -320,14 +305,6 @@ describe('collections', () => {
   });
 
   describe('POST /v1/collections/{collectionId}/transfer', () => {
-    it('requires authentication and answers 404 outside the organization', async () => {
-      const org = await createOrganization(t);
-      const collection = await createCollection(t, org);
-      const transfer = () => t.http.post(`/v1/collections/${collection.id}/transfer`).send({ organization: org.id });
-      await expectRefused(transfer, [null, 401]);
-      await expectRefused(transfer, [await createUser(t), 404]);
-    });
-
     it('moves the collection with everything below it to the top level of the other organization, dropping grants', async () => {
       const source = await createOrganization(t);
       const target = await createOrganization(t, { admin: source.admin });

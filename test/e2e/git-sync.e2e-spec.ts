@@ -8,8 +8,7 @@ import { LayoutSpace } from '../../src/modules/content/git-sync/git-layout';
 import { commitTree } from '../../src/modules/content/git-sync/git-repository';
 import { GitSyncService } from '../../src/modules/content/git-sync/git-sync.service';
 import { exportLayout } from '../../src/modules/content/git-sync/layout-export';
-import { expectRefused } from '../support/access-checks';
-import { addMember, createOrganization, OrgFixture } from '../support/builders';
+import { createOrganization, OrgFixture } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { corpusBodies, corpusSpace, layoutPage } from '../support/git-sync-space';
 import { createSpace } from '../support/space-builders';
@@ -89,19 +88,6 @@ describe('Git Sync: POST /v1/spaces/{spaceId}/git/export and /git/import', () =>
     };
   };
 
-  it('requires authentication', async () => {
-    const org = await createOrganization(t);
-    const space = await createSpace(t, org);
-    await t.http
-      .post(`/v1/spaces/${space.id}/git/export`)
-      .send({ url: join(root, 'x'), ref: 'refs/heads/main', commitMessage: 'm' })
-      .expect(401);
-    await t.http
-      .post(`/v1/spaces/${space.id}/git/import`)
-      .send({ url: join(root, 'x'), ref: 'refs/heads/main' })
-      .expect(401);
-  });
-
   it('exports every block type, nested pages, groups, links, files and reusable contents, and imports them back unchanged', async () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);
@@ -133,19 +119,21 @@ describe('Git Sync: POST /v1/spaces/{spaceId}/git/export and /git/import', () =>
     expect(revision.body.git).toMatchObject({ oid: commit, message: 'Docs from Quire', createdByGitBook: false, ref: 'refs/heads/main' });
   });
 
-  it('round-trips a 1,000-page space with every block type', async () => {
+  it('round-trips a 200-page space with every block type', async () => {
     const org = await createOrganization(t);
     const space = await createSpace(t, org);
     const bodies = corpusBodies();
-    const pages = Array.from({ length: 1000 }, (_, index) =>
+    // Big enough that the repository's files stream through `cat-file --batch` in many pipe buffers and the
+    // tree is wide and deep; the cost of size itself is bench/git-sync.bench.ts's (10,000 pages).
+    const pages = Array.from({ length: 200 }, (_, index) =>
       layoutPage({
         pageId: `p${index}`,
-        // Ten top-level pages, each with 99 children; links between neighbours.
-        parentId: index % 100 === 0 ? null : `p${index - (index % 100)}`,
-        position: index % 100,
+        // Ten top-level pages, each with 19 children; links between neighbours.
+        parentId: index % 20 === 0 ? null : `p${index - (index % 20)}`,
+        position: index % 20,
         title: `Page ${index}`,
         slug: `page-${index}`,
-        markdown: `${bodies[index % bodies.length][1]}\nNext: [page](/pages/p${(index + 1) % 1000}).\n`,
+        markdown: `${bodies[index % bodies.length][1]}\nNext: [page](/pages/p${(index + 1) % 200}).\n`,
       }),
     );
     await importInto(
@@ -154,12 +142,12 @@ describe('Git Sync: POST /v1/spaces/{spaceId}/git/export and /git/import', () =>
       await seedRepository('seed-large', { pages, files: corpusSpace().files, reusableContents: corpusSpace().reusableContents, variables: {} }),
     );
     const before = await contentOf(space.id);
-    expect(before.pages).toHaveLength(1000);
+    expect(before.pages).toHaveLength(200);
     const repo = join(root, 'large');
     await exportTo(org, space.id, repo);
     await importInto(org, space.id, repo);
     expect(await contentOf(space.id)).toEqual(before);
-  }, 180_000);
+  }, 120_000);
 
   it('refuses repositories outside GIT_SYNC_ROOT, symlinks included, bad refs and missing repositories', async () => {
     const org = await createOrganization(t);
@@ -188,15 +176,5 @@ describe('Git Sync: POST /v1/spaces/{spaceId}/git/export and /git/import', () =>
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
-  });
-
-  it('needs edit on the space (404 outside the organization, 403 for a reader)', async () => {
-    const org = await createOrganization(t);
-    const other = await createOrganization(t);
-    const space = await createSpace(t, org);
-    const reader = await addMember(t, org, 'read');
-    const body = { url: join(root, 'x'), ref: 'refs/heads/main', commitMessage: 'm' };
-    await expectRefused(() => t.http.post(`/v1/spaces/${space.id}/git/export`).send(body), [other.admin, 404], [reader, 403]);
-    await expectRefused(() => t.http.post(`/v1/spaces/${space.id}/git/import`).send(body), [other.admin, 404], [reader, 403]);
   });
 });

@@ -19,8 +19,6 @@ describe('members', () => {
 
   const members = (org: OrgFixture) => `/v1/orgs/${org.id}/members`;
   const member = (org: OrgFixture, actor: Actor | string) => `${members(org)}/${typeof actor === 'string' ? actor : actor.user.id}`;
-  /** An outsider: admin of another organization, so their token is valid but the route is not theirs. */
-  const outsider = async () => (await createOrganization(t)).admin;
 
   describe('GET /v1/orgs/{organizationId}/members', () => {
     itChecksAccess(() => t, {
@@ -365,17 +363,6 @@ describe('members', () => {
   });
 
   describe('DELETE /v1/orgs/{organizationId}/members/{userId}', () => {
-    it('requires authentication', async () => {
-      const org = await createOrganization(t);
-      await expectRefused(() => t.http.delete(member(org, org.admin)), [null, 401]);
-    });
-
-    it('answers 404 to a caller from another organization', async () => {
-      const org = await createOrganization(t);
-      const reader = await addMember(t, org, 'read');
-      await expectRefused(() => t.http.delete(member(org, reader)), [await outsider(), 404]);
-    });
-
     it('refuses a member who is not an admin removing someone else with 403', async () => {
       const org = await createOrganization(t);
       const creator = await addMember(t, org, 'create');

@@ -20,46 +20,43 @@ export async function expectRefused(request: () => Test, ...cases: [caller: Acto
 }
 
 export interface RouteAccess<F> {
-  /** What the request needs, built in the test's fresh organization; in the 403 test after the member, who is passed in. */
+  /** What the request needs, built in the test's fresh organization after the member of the 403 check (when there is one), who is passed in. */
   given?: (org: OrgFixture, member?: Actor) => Promise<F>;
-  /** The route's request, without a token; `member` is the 403 test's caller. */
+  /** The route's request, without a token; `member` is the 403 check's caller. */
   request: (org: OrgFixture, given: F, member?: Actor) => Test;
   /** 'requires authentication': without a token. */
   anonymous: 401;
-  /** The admin of another organization; `also` checks more 404s in the same test (unknown ids...), named by `title`. */
+  /** The admin of another organization; `also` checks more 404s (unknown ids...), named by `title`. */
   outsider: 404 | { status: 404; title: string; also: (org: OrgFixture, given: F) => Promise<void> };
   /** A new member of the organization with `role` (null: a guest); `after` checks that the refused request changed nothing. */
   member?: { role: MemberRoleOrGuest; status: 403; title?: string; after?: (org: OrgFixture, given: F) => Promise<void> };
 }
 
 /**
- * Defines one `it` per check of `route`, each on a fresh organization, titled 'requires authentication',
- * 'answers 404 to a caller from another organization' (or `outsider.title`) and 'refuses guests with 403'
- * or 'refuses a member who is not an admin with 403' (or `member.title`).
+ * Defines one `it` for `route`, on one fresh organization: without a token, then the admin of another
+ * organization (and `outsider.also`), then, when given, a new member with `member.role` (and `member.after`).
+ * One organization and one fixture for all three, not one each: the refusals write nothing, so they need no
+ * clean slate, and a fixture per refusal was most of the cost of these checks. (The generated access matrix,
+ * test/e2e/access-matrix.e2e-spec.ts, sends the same refusals to every scoped route from the declarations;
+ * these keep each route's statuses written by hand, which checks the declarations themselves.)
  */
 export function itChecksAccess<F = undefined>(app: () => TestApp, route: RouteAccess<F>): void {
-  const given = (org: OrgFixture, member?: Actor) => (route.given ? route.given(org, member) : Promise.resolve(undefined as F));
   const outsider = typeof route.outsider === 'number' ? { status: route.outsider, title: undefined, also: undefined } : route.outsider;
+  const member = route.member;
+  const titles = [
+    'requires authentication',
+    outsider.title ?? 'answers 404 to a caller from another organization',
+    ...(member ? [member.title ?? (member.role === null ? 'refuses guests with 403' : 'refuses a member who is not an admin with 403')] : []),
+  ];
 
-  it('requires authentication', async () => {
+  it(titles.join('; '), async () => {
     const org = await createOrganization(app());
-    const fixture = await given(org);
+    const caller = member ? await addMember(app(), org, member.role) : undefined;
+    const fixture = route.given ? await route.given(org, caller) : (undefined as F);
     await expectRefused(() => route.request(org, fixture), [null, route.anonymous]);
-  });
-
-  it(outsider.title ?? 'answers 404 to a caller from another organization', async () => {
-    const org = await createOrganization(app());
-    const fixture = await given(org);
     await expectRefused(() => route.request(org, fixture), [(await createOrganization(app())).admin, outsider.status]);
     await outsider.also?.(org, fixture);
-  });
-
-  const member = route.member;
-  if (!member) return;
-  it(member.title ?? (member.role === null ? 'refuses guests with 403' : 'refuses a member who is not an admin with 403'), async () => {
-    const org = await createOrganization(app());
-    const caller = await addMember(app(), org, member.role);
-    const fixture = await given(org, caller);
+    if (!member || !caller) return;
     await expectRefused(() => route.request(org, fixture, caller), [caller, member.status]);
     await member.after?.(org, fixture);
   });
