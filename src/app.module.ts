@@ -74,6 +74,7 @@ export class AppModule {
           readUrls: config.databaseReadUrls,
           preparedStatements: config.databasePreparedStatements,
           directUrl,
+          redis: config.redis,
         }),
         ScheduleModule.forRoot(),
         // Global guards run in this order: rate limits before authentication.

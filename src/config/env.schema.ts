@@ -438,7 +438,7 @@ export class EnvironmentVariables {
 
   /**
    * Redis that keeps the rate-limit and lockout counters every replica shares (`redis://[:password@]host:port[/db]`,
-   * `rediss://` for TLS). Unset: each replica counts in its own memory.
+   * `rediss://` for TLS), and with DATABASE_READ_URLS the read-your-writes positions. Unset: each replica keeps them in its own memory.
    */
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })

@@ -8,6 +8,7 @@ import { DATABASE_DIRECT_URL } from './direct-url';
 import { usePreparedStatements } from './prepared-query';
 import { ReadReplicaInterceptor } from './read-from-replica';
 import { ReadReplicas } from './read-replicas';
+import { SharedWritePositions } from './write-positions';
 
 export interface DatabaseOptions {
   /** DATABASE_READ_URLS: streaming replicas for `@ReadFromReplica()` routes. */
@@ -16,6 +17,8 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** DATABASE_DIRECT_URL (resolved): for session-level connections (LISTEN); undefined: the pool's own server. */
   directUrl?: string;
+  /** REDIS_URL (and its prefix, timeout): read-your-writes positions shared by every Quire replica; undefined: in memory. */
+  redis?: { url: string; keyPrefix: string; timeoutMs: number };
 }
 
 const DATABASE_OPTIONS = 'quire:databaseOptions';
@@ -48,7 +51,10 @@ export class DatabaseModule {
     const readUrls = options.readUrls ?? [];
     const replicas: Provider[] = readUrls.length
       ? [
-          { provide: ReadReplicas, useValue: new ReadReplicas(readUrls, poolSize) },
+          {
+            provide: ReadReplicas,
+            useValue: new ReadReplicas(readUrls, poolSize, undefined, options.redis ? new SharedWritePositions(options.redis) : undefined),
+          },
           { provide: APP_INTERCEPTOR, useClass: ReadReplicaInterceptor },
         ]
       : [];

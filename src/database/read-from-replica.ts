@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { catchError, concatMap, from, Observable, throwError } from 'rxjs';
-import { inReadScope, ReadReplicas } from './read-replicas';
+import { inReadScope, inWriteScope, ReadReplicas } from './read-replicas';
 
 const READ_FROM_REPLICA = 'quire:readFromReplica';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -37,7 +37,7 @@ export class ReadReplicaInterceptor implements NestInterceptor {
     }
     if (keys.length === 0 || SAFE_METHODS.has(request.method)) return next.handle();
     // A request that may have written (successfully or not: a failure may follow a commit).
-    return next.handle().pipe(
+    return inWriteScope(keys, () => next.handle()).pipe(
       concatMap((value) => from(this.replicas.recordWrite([...keys, ...answeredSpace(value)]).then(() => value))),
       catchError((error: unknown) => from(this.replicas.recordWrite(keys)).pipe(concatMap(() => throwError(() => error)))),
     );

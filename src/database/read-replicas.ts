@@ -4,6 +4,7 @@ import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { QUIRE_SESSION_OPTIONS } from './data-source';
+import type { SharedWritePositions } from './write-positions';
 
 /**
  * Reads on streaming replicas (DATABASE_READ_URLS), behind one seam: TypeORM's "slave" query runners.
@@ -21,7 +22,10 @@ import { QUIRE_SESSION_OPTIONS } from './data-source';
  *   `pg_last_wal_replay_lsn()` has reached it (checked at most every `LSN_CACHE_MS` per replica),
  *   else the primary. The space's key keeps a reader from meeting, on a replica, a space whose
  *   access row (read on the primary by the guards) names a revision the replica has not replayed.
- *   Kept in this process's memory.
+ *   Kept in this process's memory and, with REDIS_URL, on Redis (`write-positions.ts`) so that every
+ *   Quire replica waits for it; Redis not answering a read's check sends that read to the primary.
+ *   A job sent by a writing request carries the request's keys, and its writes are recorded for
+ *   them once it has run (`JobsService`).
  * - A replica that fails (connection refused, terminated, a failed position check) is taken out for
  *   `RETRY_MS` (a circuit breaker); reads fall back to the primary. `quire_db_replica_up` and the
  *   `readReplicas` detail of `/health/ready` show it.
@@ -38,10 +42,21 @@ interface ReadScope {
 }
 
 const readScope = new AsyncLocalStorage<ReadScope>();
+const writeScope = new AsyncLocalStorage<string[]>();
 
 /** Runs `work` in a read scope: reads that tolerate lag may go to a replica that has replayed the writes recorded for `keys`. */
 export function inReadScope<T>(keys: string[], work: () => T): T {
   return readScope.run({ keys }, work);
+}
+
+/** Runs `work` (a request that may write) so that the jobs it sends know whose writes they make. */
+export function inWriteScope<T>(keys: string[], work: () => T): T {
+  return writeScope.run(keys, work);
+}
+
+/** The read-your-writes keys of the writing request running now (none outside one). */
+export function currentWriteKeys(): readonly string[] {
+  return writeScope.getStore() ?? [];
 }
 
 interface Replica {
@@ -100,6 +115,7 @@ export class ReadReplicas {
     private readonly urls: string[],
     private readonly poolSize: number,
     private readonly timing = { rywWindowMs: RYW_WINDOW_MS, lsnCacheMs: LSN_CACHE_MS, retryMs: RETRY_MS },
+    private readonly shared?: SharedWritePositions,
   ) {
     this.replicas = urls.map((url, index) => ({ index, label: labelOf(url), pool: undefined as unknown as Pool, downUntil: 0, lsnAt: 0 }));
   }
@@ -138,6 +154,7 @@ export class ReadReplicas {
       }
     };
     installed.set(dataSource, this);
+    void this.shared?.connect();
   }
 
   /** `quire_db_replica_up{replica}` and `quire_db_replica_reads_total{target}` on the app's registry. */
@@ -159,6 +176,12 @@ export class ReadReplicas {
       labelNames: ['target'],
       registers: [registry],
     });
+    if (this.shared)
+      this.shared.errors = new Counter({
+        name: 'quire_db_write_positions_errors_total',
+        help: 'Read-your-writes positions Redis did not answer in time (a read went to the primary, or a write was kept in this process only)',
+        registers: [registry],
+      });
   }
 
   status(): ReplicaStatus[] {
@@ -195,6 +218,8 @@ export class ReadReplicas {
       if (entry.until > now) break;
       this.writes.delete(stale);
     }
+    // Before the answer leaves: the caller's next request may reach another Quire replica.
+    await this.shared?.record(keys, lsn, this.timing.rywWindowMs);
   }
 
   /** A connection for a read in the current scope (the primary's outside one). */
@@ -219,6 +244,7 @@ export class ReadReplicas {
   }
 
   async close(): Promise<void> {
+    this.shared?.close();
     await Promise.all(this.replicas.map((replica) => replica.pool?.end().catch(() => undefined)));
   }
 
@@ -230,6 +256,11 @@ export class ReadReplicas {
       const write = this.writes.get(key);
       if (write && write.until > now && (needed === undefined || write.lsn > needed)) needed = write.lsn;
     }
+    if (this.shared && this.replicas.some((replica) => replica.downUntil <= now)) {
+      const shared = await this.shared.needed(keys, PRIMARY_ONLY);
+      if (shared !== undefined && (needed === undefined || shared > needed)) needed = shared;
+    }
+    if (needed === PRIMARY_ONLY) return null;
     const start = this.next++;
     for (let i = 0; i < this.replicas.length; i++) {
       const replica = this.replicas[(start + i) % this.replicas.length];

@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS, withAdvisoryLock } from '../database/advisory-lock';
+import { currentWriteKeys, ReadReplicas } from '../database/read-replicas';
 import { JobContext, JobDefinition, JobHandler } from './job-definition';
 import { JOBS_SCHEMA } from './jobs.constants';
 import { JobsRepository } from './jobs.repository';
@@ -64,6 +65,7 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly repository: JobsRepository,
+    @Optional() private readonly replicas?: ReadReplicas,
   ) {
     const enabled = config.jobs.enabled;
     this.db = poolDb(dataSource);
@@ -102,13 +104,25 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     const registration = this.registrations.get(definition.name);
     if (!registration) throw new Error(`Job ${definition.name} has no registered handler`);
     if (!this.started) throw new Error(`Job ${definition.name} sent before the job queue started`);
-    const id = await this.boss.send(definition.name, payload, {
+    const id = await this.boss.send(definition.name, this.withWriters(payload), {
       startAfter: options.startAfter,
       db: options.manager ? transactionDb(options.manager) : undefined,
     });
     // A local worker picks it up now instead of at its next poll (after commit, for a transactional send, it is the next poll).
     if (id && !options.manager) for (const worker of registration.workers) this.boss.notifyWorker(worker);
     return id;
+  }
+
+  /**
+   * With read replicas: the payload plus whose writes the job makes, the keys of the request sending it
+   * (its token, the space its path names) and the space the payload names, recorded once it has run.
+   */
+  private withWriters(payload: object): object {
+    if (!this.replicas) return payload;
+    const keys = new Set(currentWriteKeys());
+    const spaceId = (payload as { spaceId?: unknown }).spaceId;
+    if (typeof spaceId === 'string') keys.add(`space:${spaceId}`);
+    return keys.size ? { ...payload, [WRITERS]: [...keys] } : payload;
   }
 
   /**
@@ -241,8 +255,9 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
     const context: JobContext = { id: job.id, name: job.name, attempt: job.retryCount + 1, maxAttempts: job.retryLimit + 1 };
     const counters = this.counters.get(definition.name) as JobCounters;
     const started = Date.now();
+    const { [WRITERS]: writers, ...payload } = (job.data ?? {}) as { [WRITERS]?: string[] };
     try {
-      await withTimeout(handler(job.data, context), job.expireInSeconds * 1000);
+      await withTimeout(handler(writers ? payload : job.data, context), job.expireInSeconds * 1000);
       counters.completed++;
       this.logger.debug({ msg: 'job completed', job: job.name, jobId: job.id, attempt: context.attempt, ms: Date.now() - started });
     } catch (error) {
@@ -263,9 +278,15 @@ export class JobsService implements OnApplicationBootstrap, BeforeApplicationShu
         this.logger.warn({ msg: 'job failed; will retry', ...line });
       }
       throw error;
+    } finally {
+      // Succeeded or not (an attempt may have committed before failing): its writes are waited for.
+      if (writers?.length) await this.replicas?.recordWrite(writers);
     }
   }
 }
+
+/** The payload's field naming whose writes the job makes (read-your-writes keys); handlers never see it. */
+const WRITERS = '__quireWriters';
 
 /**
  * pg-boss fails an attempt that outlives `expireInSeconds` with the same timer; ours is started

@@ -9,6 +9,7 @@ import { visibilityIn } from '../space-model/space.rules';
 import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './space-writes.repository';
 import { PreparedSearchTable, SearchIndexWritesRepository } from './search-index-writes.repository';
 import { spacePermissions } from '../access/access.policy';
+import { SpaceTurns } from './space-turns';
 
 /**
  * Columns of a space the caller's rank does not depend on (`SPACE_RANK_SQL` reads the role, default
@@ -92,6 +93,7 @@ export class SpaceUnitOfWork {
   ) {}
 
   private readonly revisionListeners: RevisionActivatedListener[] = [];
+  private readonly turns = new SpaceTurns();
 
   /** Adds a listener called whenever a space's active revision changes (see RevisionActivatedListener). */
   onRevisionActivated(listener: RevisionActivatedListener): void {
@@ -99,13 +101,17 @@ export class SpaceUnitOfWork {
   }
 
   run<T>(spaceId: string, caller: User, action: SpaceAction, work: (write: SpaceWrite) => Promise<T>, options: RunOptions = {}): Promise<T> {
-    return this.dataSource.transaction(async (em) => {
-      await options.lockFirst?.(em);
-      // The row lock and the re-check of the caller's access are one statement: the route's guard has
-      // authorized the caller before the transaction, so the lock is held only from here to the commit.
-      const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em, lock: true });
-      return work(this.writeOf(caller, access, em, options));
-    });
+    // In this process's queue of the space's writers first (space-turns.ts): the lock goes to them in arrival order.
+    return this.turns.take(spaceId, (locked) =>
+      this.dataSource.transaction(async (em) => {
+        await options.lockFirst?.(em);
+        // The row lock and the re-check of the caller's access are one statement: the route's guard has
+        // authorized the caller before the transaction, so the lock is held only from here to the commit.
+        const access = await this.access.require(caller, spaceId, action, { includeDeleted: options.includeDeleted, manager: em, lock: true });
+        locked();
+        return work(this.writeOf(caller, access, em, options));
+      }),
+    );
   }
 
   /**
