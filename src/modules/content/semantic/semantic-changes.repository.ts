@@ -50,10 +50,7 @@ export class SemanticChangesRepository {
   /** Pages by id (parents of moved pages), as `revisionId` has them. */
   async pages(revisionId: string, pageIds: string[]): Promise<Map<string, SemanticPage>> {
     if (pageIds.length === 0) return new Map();
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      byKeys(STORED.pages, PAGE_COLUMNS),
-      [revisionId, pageIds],
-    );
+    const rows: Record<string, unknown>[] = await this.dataSource.query(byKeys(STORED.pages, PAGE_COLUMNS), [revisionId, pageIds]);
     return new Map(rows.map((row) => [row.page_id as string, semanticPage(row)]));
   }
 
