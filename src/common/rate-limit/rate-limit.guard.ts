@@ -96,8 +96,7 @@ export class RateLimitGuard implements CanActivate {
       lockout = { key: `auth-failure:${address}`, name: 'auth-failure', refusesAtOnce: this.limiter.lockoutRefusesAtOnce(secret !== undefined, isPublic) };
       // Counted once the answer is known, whoever produced the 401.
       (response as FailureCounted)[AUTH_FAILURE] = { limiter: this.limiter, key: lockout.key };
-      // Each response is new: `on`, without the wrapper `once` allocates.
-      response.on('finish', countAuthFailure);
+      response.once('finish', countAuthFailure);
     }
 
     const budgets: Budget[] = [];
