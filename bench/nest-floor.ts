@@ -181,7 +181,11 @@ async function compare(): Promise<void> {
         // Rotate the order each round so no server always runs right after another.
         for (let i = 0; i < servers.length; i++) {
           const [name, server] = servers[(i + round) % servers.length];
-          results.get(name)!.push(await measure(server, path, headers, SECONDS));
+          results.get(name)!.push(
+            await measure(server, path, headers, SECONDS).catch((error: Error) => {
+              throw new Error(`${name}: ${error.message}`);
+            }),
+          );
         }
       }
       const bare = results.get('bare')!;
