@@ -168,6 +168,16 @@ async function compare(): Promise<void> {
       body: JSON.stringify({ title: 'Floor space' }),
     });
     const spaceId = ((await created.json()) as { id: string }).id;
+    // The other build serves a write too, so both are in the state of a replica in service (decision 68).
+    const base = servers.find(([name]) => name === 'quire-base')?.[1];
+    if (base) {
+      const written = await fetch(`${base.url}/v1/orgs/${boot.organizationId}/spaces`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Floor space (base)' }),
+      });
+      if (written.status !== 201) throw new Error(`quire-base: the write answered ${written.status}`);
+    }
 
     process.stdout.write(`\n${ROUNDS} interleaved rounds of ${SECONDS}s per server, 10 connections, loopback, one database; medians\n\n`);
     process.stdout.write('| route | server | req/s | ÷ bare (per round) | CPU/request µs | ÷ bare CPU |\n|---|---|---|---|---|---|\n');
@@ -181,7 +191,11 @@ async function compare(): Promise<void> {
         // Rotate the order each round so no server always runs right after another.
         for (let i = 0; i < servers.length; i++) {
           const [name, server] = servers[(i + round) % servers.length];
-          results.get(name)!.push(await measure(server, path, headers, SECONDS));
+          results.get(name)!.push(
+            await measure(server, path, headers, SECONDS).catch((error: Error) => {
+              throw new Error(`${name}: ${error.message}`);
+            }),
+          );
         }
       }
       const bare = results.get('bare')!;

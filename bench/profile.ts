@@ -108,6 +108,16 @@ async function main() {
           port,
         )
       : await startProcess(['--cpu-prof', '--cpu-prof-dir', dir, MAIN], { ...env, ...limits, LOG_LEVEL: 'info', HOST: '127.0.0.1' }, port);
+    if (!floor) {
+      // A replica in service has served writes: one through the profiled Quire, before the profile's window
+      // (a write once left Node's async hook on for every later request: decision 68).
+      const res = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Written by the profiled process' }),
+      });
+      if (res.status !== 201) throw new Error(`the profiled Quire's write answered ${res.status}`);
+    }
     const loadStarted = Date.now();
     const routes = { user: '/v1/user', space: `/v1/spaces/${spaceId}` };
     const chosen = (process.env.PROFILE_ROUTES ?? 'user,space').split(',') as (keyof typeof routes)[];

@@ -5,7 +5,8 @@ import request from 'supertest';
 import { JsonReplyAdapter, weakEtag } from '../../src/common/http/json-reply.adapter';
 import { SecurityHeaders } from '../../src/common/http/security-headers';
 import pino from 'pino';
-import { isoTimeOncePerMillisecond } from '../../src/common/logging/logger';
+import { createLogger, isoTimeOncePerMillisecond } from '../../src/common/logging/logger';
+import { RequestLog } from '../../src/common/logging/request-logging';
 
 /**
  * The hot path's shortcuts answer exactly what the general code answers: the ETag express
@@ -26,6 +27,48 @@ describe('hot path', () => {
       Date.now = realNow;
     }
     expect(time()).toBe(`,"time":"${new Date(clock).toISOString()}"`);
+  });
+
+  it('the request log line is, byte for byte, the line pino writes for the same fields', () => {
+    const realNow = Date.now;
+    Date.now = () => Date.UTC(2026, 10, 27, 7, 30, 0, 123);
+    try {
+      const cases = [
+        { req: { method: 'GET', url: '/v1/user' }, res: { writableFinished: true, statusCode: 200 }, id: '6fad718a-6320-428e-9ce1-a907c5631c42', ms: 2.5 },
+        {
+          req: { method: 'POST', originalUrl: '/v1/orgs/x/"sp\\aces"?q=1', url: '/' },
+          res: { writableFinished: true, statusCode: 409, locals: { errorCode: 'SPACE_CONFLICT' } },
+          id: 'a.b:c-d',
+          ms: 0.4,
+        },
+        { req: { method: 'GET', url: '/v1/caf\u00e9\u0001' }, res: { writableFinished: true, statusCode: 503 }, id: 'x', ms: 12 },
+        { req: { method: 'DELETE', url: '/v1/spaces/1' }, res: { writableFinished: false, statusCode: 200 }, id: 'y', ms: 1000.6 },
+      ];
+      // The stock logger (the direct line) and one with a mixin (pino writes the line itself): each against pino.
+      for (const options of [{}, { mixin: () => ({ extra: 1 }) }]) {
+        const written: string[] = [];
+        const logger = Object.keys(options).length
+          ? pino({ ...options, base: { service: 'quire' }, timestamp: isoTimeOncePerMillisecond() }, { write: (line: string) => written.push(line) })
+          : createLogger('info', { write: (line: string) => void written.push(line) });
+        const log = new RequestLog(logger);
+        const plain = logger.child({}, { redact: [] });
+        for (const { req, res, id, ms } of cases) {
+          log.write(req as never, res as never, id, ms);
+          const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
+          const line: Record<string, unknown> = {
+            req: { id, method: req.method, path: url.split('?')[0] },
+            res: { statusCode: res.statusCode },
+            responseTime: Math.round(ms),
+          };
+          if ((res as { locals?: { errorCode?: string } }).locals?.errorCode) line.errorCode = (res as { locals: { errorCode: string } }).locals.errorCode;
+          plain[!res.writableFinished || res.statusCode >= 500 ? 'error' : 'info'](line, res.writableFinished ? 'request completed' : 'request aborted');
+          const [ours, pinos] = written.splice(0, 2);
+          expect(ours).toBe(pinos);
+        }
+      }
+    } finally {
+      Date.now = realNow;
+    }
   });
 
   it("weakEtag is express's weak ETag, for text and bytes", () => {

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request } from 'express';
 import type { AuditedRoute } from './audit-catalogue';
+import { ScopedStorage } from '../async/scoped-storage';
 
 export type AuditActorType = 'user' | 'integration' | 'installation' | 'system' | 'support';
 export type AuditSource = 'ui' | 'api' | 'integration' | 'webhook' | 'workflow' | 'script' | 'support';
@@ -48,7 +48,7 @@ export interface AuditScope {
   insertedOrganizationId?: string;
 }
 
-export const auditScope = new AsyncLocalStorage<AuditScope>();
+export const auditScope = new ScopedStorage<AuditScope>();
 
 /**
  * Tells the request's commit hook which organization the change belongs to, when neither the path, the

@@ -61,7 +61,7 @@ export class AuditInterceptor implements NestInterceptor {
       ip: request.ip ?? null,
       userAgent: typeof forwarded === 'string' ? forwarded : null,
     };
-    const handled = new Observable<unknown>((subscriber) => auditScope.run(scope, () => next.handle().subscribe(subscriber)));
+    const handled = auditScope.observe(scope, () => next.handle());
     return from(this.finish(scope, handled));
   }
 

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedStorage } from '../async/scoped-storage';
 
 /** The idempotency key a request runs under; read by the commit hook of every transaction the request opens. */
 export interface IdempotencyScope {
@@ -6,4 +6,4 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export const idempotencyScope = new AsyncLocalStorage<IdempotencyScope>();
+export const idempotencyScope = new ScopedStorage<IdempotencyScope>();

@@ -73,7 +73,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /** Runs the handler under the key (its commits mark the key), then records the answer or frees the key. */
   private run(scope: { caller: string; key: string }, status: number, response: Response, next: CallHandler): Observable<unknown> {
-    const handled = new Observable<unknown>((subscriber) => idempotencyScope.run(scope, () => next.handle().subscribe(subscriber)));
+    const handled = idempotencyScope.observe(scope, () => next.handle());
     const lease = setInterval(() => void this.keys.extend(scope.caller, scope.key).catch(() => undefined), (IDEMPOTENCY_LEASE_SECONDS * 1000) / 3);
     lease.unref();
     const finish = async (): Promise<unknown> => {

@@ -25,6 +25,14 @@ function countAuthFailure(this: Response & FailureCounted): void {
   if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key);
 }
 
+/**
+ * `req.ip`, without express's parse of `X-Forwarded-For` when the request has none: express then
+ * answers the socket's address whatever TRUST_PROXY names (proxy-addr starts from the socket's).
+ */
+function clientAddress(request: Request): string | undefined {
+  return request.headers['x-forwarded-for'] ? request.ip : request.socket.remoteAddress;
+}
+
 interface Budget extends BudgetHit {
   name: 'address' | 'token' | 'scripts';
 }
@@ -79,7 +87,7 @@ export class RateLimitGuard implements CanActivate {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (secret) request.bearerTokenHash = hash('sha256', secret, 'hex');
     const scriptCall = isScriptCall(request);
-    const address = normalizeIp(request.ip ?? request.socket.remoteAddress ?? 'unknown');
+    const address = normalizeIp(clientAddress(request) ?? 'unknown');
 
     const isPublic = this.isPublic(context) === true;
     let lockout: { key: string; name: string; refusesAtOnce: boolean } | undefined;
