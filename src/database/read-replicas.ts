@@ -1,8 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Observable } from 'rxjs';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { ScopedStorage } from '../common/async/scoped-storage';
 import { QUIRE_SESSION_OPTIONS } from './data-source';
 import type { SharedWritePositions } from './write-positions';
 
@@ -41,17 +42,18 @@ interface ReadScope {
   chosen?: Promise<Replica | null>;
 }
 
-const readScope = new AsyncLocalStorage<ReadScope>();
-const writeScope = new AsyncLocalStorage<string[]>();
+// Scoped, so the process-wide async hook is on only while such a request runs (decision 0068).
+const readScope = new ScopedStorage<ReadScope>();
+const writeScope = new ScopedStorage<string[]>();
 
-/** Runs `work` in a read scope: reads that tolerate lag may go to a replica that has replayed the writes recorded for `keys`. */
-export function inReadScope<T>(keys: string[], work: () => T): T {
-  return readScope.run({ keys }, work);
+/** Subscribes `work` in a read scope: reads that tolerate lag may go to a replica that has replayed the writes recorded for `keys`. */
+export function inReadScope<T>(keys: string[], work: () => Observable<T>): Observable<T> {
+  return readScope.observe({ keys }, work);
 }
 
-/** Runs `work` (a request that may write) so that the jobs it sends know whose writes they make. */
-export function inWriteScope<T>(keys: string[], work: () => T): T {
-  return writeScope.run(keys, work);
+/** Subscribes `work` (a request that may write) so that the jobs it sends know whose writes they make. */
+export function inWriteScope<T>(keys: string[], work: () => Observable<T>): Observable<T> {
+  return writeScope.observe(keys, work);
 }
 
 /** The read-your-writes keys of the writing request running now (none outside one). */

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defer, firstValueFrom } from 'rxjs';
 import { ScopedStorage } from '../../src/common/async/scoped-storage';
@@ -71,5 +72,13 @@ describe('ScopedStorage', () => {
     `;
     const output = execFileSync(process.execPath, ['-r', '@swc-node/register', '-e', script], { cwd: join(__dirname, '../..') }).toString();
     expect(JSON.parse(output)).toEqual([false, true, true, false, true, false]);
+  });
+
+  // One plain AsyncLocalStorage whose run() is reached by a request turns the hook on for good (decision 0068).
+  it('is the only AsyncLocalStorage in src/', () => {
+    const root = join(__dirname, '../../src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const plain = files.filter((file) => !file.endsWith('scoped-storage.ts') && /new AsyncLocalStorage\b/.test(readFileSync(join(root, file), 'utf8')));
+    expect(plain).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedStorage } from '../../common/async/scoped-storage';
 
 /** Longest wait in the process's queue; past it a writer goes to PostgreSQL's lock queue as it would without this one. */
 export const MAX_QUEUE_WAIT_MS = 2_000;
@@ -11,7 +11,8 @@ interface Line {
   waiting: (() => void)[];
 }
 
-const inside = new AsyncLocalStorage<true>();
+// Scoped, so the process-wide async hook is on only while some write runs (decision 0068).
+const inside = new ScopedStorage<true>();
 
 /**
  * A first-come, first-served queue per space in front of its row lock. PostgreSQL wakes every waiter of
