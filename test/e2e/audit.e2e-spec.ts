@@ -1,4 +1,5 @@
 import { auditScope, type AuditScope } from '../../src/common/audit/audit.context';
+import { uuidv7 } from '../../src/common/audit/uuid7';
 import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
 import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
@@ -284,6 +285,58 @@ describe('audit log (issue 28)', () => {
         .set(...fixture.admin.auth)
         .expect(200);
       expect(past.body.items).toEqual([]);
+    });
+
+    it('pages across months: the two recent months, then the older ones, in one order; an old event by its id', async () => {
+      const months = await createOrganization(t);
+      const now = Date.now();
+      await t.dataSource.query(`SELECT audit_ensure_partitions($1, now())`, [new Date(now - 240 * 86_400_000)]);
+      // One event every 20 days over 220 days (eight months); 'old.action' for two old ones (120 and 180 days).
+      for (let k = 0; k < 12; k++) {
+        const at = now - k * 20 * 86_400_000 - 1000;
+        await t.dataSource.query(
+          `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+           VALUES ($1, $2, $3, $4, 'user', 'u', 'api', 'space', $5)`,
+          [months.id, new Date(at), uuidv7(at), k >= 4 && k % 3 === 0 ? 'old.action' : 'space.updated', `s${k}`],
+        );
+      }
+      const expected = async (where = 'TRUE', values: unknown[] = []) =>
+        (
+          (await t.dataSource.query(`SELECT id FROM audit_events WHERE organization_id = $1 AND ${where} ORDER BY occurred_at DESC, id DESC`, [
+            months.id,
+            ...values,
+          ])) as { id: string }[]
+        ).map((row) => row.id);
+      const walk = async (query: Record<string, string | number>) => {
+        const ids: string[] = [];
+        let page: string | undefined;
+        do {
+          const res = await t.http
+            .get(`/v1/orgs/${months.id}/audit-events`)
+            .query({ ...query, ...(page && { page }) })
+            .set(...months.admin.auth)
+            .expect(200);
+          ids.push(...res.body.items.map((event: { id: string }) => event.id));
+          page = res.body.next?.page;
+        } while (page);
+        return ids;
+      };
+
+      const all = await expected();
+      expect(all.length).toBeGreaterThanOrEqual(12);
+      expect(await walk({ limit: 5 })).toEqual(all);
+      expect(await walk({ limit: 1000 })).toEqual(all);
+      expect(await walk({ limit: 2, action: 'old.action' })).toEqual(await expected(`action = 'old.action'`));
+      expect(await walk({ action: 'old.action' })).toHaveLength(2);
+      const to = new Date(now - 70 * 86_400_000);
+      expect(await walk({ limit: 3, to: to.toISOString() })).toEqual(await expected(`occurred_at <= $2`, [to]));
+
+      const oldest = all[all.length - 1];
+      const res = await t.http
+        .get(`/v1/orgs/${months.id}/audit-events/${oldest}`)
+        .set(...months.admin.auth)
+        .expect(200);
+      expect(res.body).toMatchObject({ id: oldest, target: { id: 's11' } });
     });
 
     it('refuses bad input: limit over 1000, a forged cursor, a date that is not one', async () => {
