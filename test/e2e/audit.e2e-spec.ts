@@ -1,5 +1,6 @@
 import { auditScope, type AuditScope } from '../../src/common/audit/audit.context';
 import { uuidv7 } from '../../src/common/audit/uuid7';
+import { AuditRecorder } from '../../src/common/audit/audit-recorder';
 import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
 import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
@@ -203,6 +204,51 @@ describe('audit log (issue 28)', () => {
       expect(await count(org.id)).toBe(before);
       // The same scope committing records the event: the test above can fail.
       await auditScope.run({ ...scope }, () => t.dataSource.transaction((em) => em.query(`SELECT 1`)));
+      expect(await count(org.id)).toBe(before + 1);
+    });
+
+    it('an event recorded with the COMMIT: its failure rolls the change back; a savepoint rolled back keeps it; a ROLLBACK drops it', async () => {
+      const recorder = t.app.get(AuditRecorder);
+      const space = await createSpace(t, org);
+      const title = async () => ((await t.dataSource.query(`SELECT title FROM spaces WHERE id = $1`, [space.id])) as { title: string }[])[0].title;
+      const original = await title();
+      const before = await count(org.id);
+      const event = (details: Record<string, unknown> = {}, causedByEventId?: string) => ({
+        organizationId: org.id,
+        action: 'space.updated',
+        target: { type: 'space', id: space.id },
+        details,
+        causedByEventId,
+      });
+
+      // The insert fails with the COMMIT it travels with (not a uuid): the change it recorded is gone too.
+      await expect(
+        t.dataSource.transaction(async (em) => {
+          await em.query(`UPDATE spaces SET title = 'Lost' WHERE id = $1`, [space.id]);
+          await recorder.record(em, event({}, 'not-a-uuid'));
+        }),
+      ).rejects.toThrow();
+      expect(await title()).toBe(original);
+      expect(await count(org.id)).toBe(before);
+
+      // A savepoint rolled back after the event leaves it; quotes and backslashes arrive as sent.
+      const tricky = `it's \\ a "test"; DROP TABLE spaces; --`;
+      await t.dataSource.transaction(async (em) => {
+        await recorder.record(em, event({ note: tricky }));
+        await em.transaction((inner) => inner.query(`SELECT 1 / 0`)).catch(() => undefined);
+      });
+      const recorded = await events(org.id, `payload->>'note' IS NOT NULL`);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0].payload.note).toBe(tricky);
+
+      // A ROLLBACK takes the waiting insert with it, and the runner answers as before afterwards.
+      await t.dataSource
+        .transaction(async (em) => {
+          await recorder.record(em, event({ note: 'rolled back' }));
+          throw new Error('abort');
+        })
+        .catch(() => undefined);
+      expect(await events(org.id, `payload->>'note' = 'rolled back'`)).toHaveLength(0);
       expect(await count(org.id)).toBe(before + 1);
     });
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError, type EntityManager } from 'typeorm';
+import { escapeLiteral } from 'pg';
+import type { EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { auditScope, type AuditActor, type AuditChange, type AuditSource, type AuditTarget } from './audit.context';
 import { uuidv7 } from './uuid7';
@@ -20,17 +21,49 @@ export interface AuditRecord {
 
 const SYSTEM: AuditActor = { type: 'system', id: 'quire', label: 'Quire' };
 
+const INSERT = `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
+  target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)`;
+/** The casts of the insert's values, in its columns' order, for the literal form sent with the COMMIT. */
+const CASTS = ['', '::timestamptz', '::uuid', '', '', '', '', '', '', '', '', '', '', '::uuid', '', '', '::jsonb'];
+
+/** The inserts waiting for their transaction's COMMIT, per query runner (see `atCommit`). */
+const waiting = new WeakMap<QueryRunner, string[]>();
+
 /**
- * A named prepared statement on the connection of the write's transaction (every write runs it):
- * PostgreSQL parses and plans it once per connection. Unnamed with DATABASE_PREPARED_STATEMENTS=false
- * (PgBouncer in transaction mode), or when `em` has no transaction of its own.
+ * Sends `statement` in the same message as the transaction's COMMIT (`INSERT …; COMMIT`, one simple
+ * query): one round trip fewer per write, and a statement that fails aborts the COMMIT with it, so the
+ * transaction rolls back whole. A ROLLBACK drops it; a savepoint's rollback does not (it was recorded
+ * in the outer transaction). The runner's `query` is wrapped until its COMMIT or ROLLBACK.
  */
-const INSERT = {
-  name: 'audit_events_insert',
-  text: `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
-           target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-};
+function atCommit(runner: QueryRunner, statement: string): void {
+  const statements = waiting.get(runner);
+  if (statements) {
+    statements.push(statement);
+    return;
+  }
+  const pending = [statement];
+  waiting.set(runner, pending);
+  const own = Object.prototype.hasOwnProperty.call(runner, 'query');
+  const query = runner.query as (text: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  const restore = () => {
+    waiting.delete(runner);
+    if (own) runner.query = query as QueryRunner['query'];
+    else delete (runner as Partial<Pick<QueryRunner, 'query'>>).query;
+  };
+  runner.query = ((text: string, parameters?: unknown[], structured?: boolean) => {
+    if (text === 'COMMIT') {
+      restore();
+      return query.call(runner, `${pending.join(';\n')};\nCOMMIT`, parameters, structured);
+    }
+    if (text === 'ROLLBACK') restore();
+    return query.call(runner, text, parameters, structured);
+  }) as QueryRunner['query'];
+}
+
+function literal(value: unknown, cast: string): string {
+  if (value === null || value === undefined) return 'NULL';
+  return `${escapeLiteral(value instanceof Date ? value.toISOString() : String(value))}${cast}`;
+}
 
 /**
  * The one way to record an audit event: inserted with the transaction the change runs in, so the
@@ -79,17 +112,16 @@ export class AuditRecorder {
     return id;
   }
 
+  /**
+   * In the outermost transaction of `em`, with the COMMIT (`atCommit`); elsewhere (a savepoint, no
+   * transaction) at once. Either way the event commits or rolls back with the change.
+   */
   private async insert(em: EntityManager, values: unknown[]): Promise<void> {
-    const runner = em.queryRunner;
-    if (!this.config.databasePreparedStatements || !runner?.isTransactionActive) {
-      await em.query(INSERT.text, values);
+    const runner = em.queryRunner as (QueryRunner & { transactionDepth?: number }) | undefined;
+    if (runner?.isTransactionActive && runner.transactionDepth === 1) {
+      atCommit(runner, `${INSERT} VALUES (${values.map((value, index) => literal(value, CASTS[index])).join(', ')})`);
       return;
     }
-    const client = (await runner.connect()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<unknown> };
-    try {
-      await client.query({ ...INSERT, values });
-    } catch (error) {
-      throw new QueryFailedError(INSERT.text, values, error as Error);
-    }
+    await em.query(`${INSERT} VALUES (${values.map((_, index) => `$${index + 1}${CASTS[index]}`).join(', ')})`, values);
   }
 }
