@@ -3,9 +3,17 @@
  *
  * 1. The recording's cost on the hottest writes (space PATCH, comment post, change-request creation): two apps in
  *    this process, AUDIT_ENABLED=true and =false, each on its own database, measured in interleaved rounds
- *    (on, off, on, off…); throughput per round, medians, and the median of the per-round ratios on ÷ off.
+ *    (on, off, on, off…); throughput per round, medians, and the median of the per-round ratios on ÷ off. Each
+ *    round also counts the CPU it took (this process, and the PostgreSQL backends of the app's database, from
+ *    /proc/<pid>/schedstat): it leaves out waiting, though a loaded machine inflates it too.
+ *    The sealer runs as in production (JOBS_ENABLED), so its work after the commits is in the figures.
  * 2. `listOrganizationAuditEvents` p95 (first page, a filtered page, a page 10 pages deep) at 10k and at 1M events
- *    of one organization, inserted with one INSERT … SELECT generate_series each. */
+ *    of one organization, inserted with one INSERT … SELECT generate_series each, already sealed (as a log is
+ *    once the sealer has caught up: the read is measured, not a sealer chaining a million events at once).
+ *
+ * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads. */
+import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { startBenchApp, type BenchApp } from './in-process';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
@@ -15,6 +23,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_AUDIT_REQUESTS ?? 150);
 const CONCURRENCY = 4;
 const LIST_REQUESTS = Number(process.env.BENCH_AUDIT_LIST_REQUESTS ?? 200);
+/** BENCH_AUDIT_UNSEALED=true seeds unsealed events: the lists are then measured while the sealer chains them all. */
+const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -25,16 +35,45 @@ async function ok(res: Response): Promise<Record<string, unknown>> {
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
-/** `REQUESTS` requests, CONCURRENCY at a time; requests per second. */
-async function throughput(send: (i: number) => Promise<unknown>): Promise<number> {
+/** CPU time (ns) of the PostgreSQL backends connected to `database` (their pids through `monitor`). */
+async function backendCpu(monitor: Client, database: string): Promise<Map<number, number>> {
+  const { rows } = await monitor.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [database]);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]));
+    } catch {
+      // The backend ended meanwhile, or PostgreSQL runs elsewhere: not counted.
+    }
+  }
+  return cpu;
+}
+
+interface Round {
+  /** Requests per second. */
+  rate: number;
+  /** CPU per request (ms): this process, and the app's PostgreSQL backends. */
+  nodeCpu: number;
+  pgCpu: number;
+}
+
+/** `REQUESTS` requests, CONCURRENCY at a time: their rate and the CPU they took. */
+async function throughput(send: (i: number) => Promise<unknown>, monitor?: Client, database?: string): Promise<Round> {
   let next = 0;
+  const pgBefore = monitor && database ? await backendCpu(monitor, database) : new Map<number, number>();
+  const nodeBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < REQUESTS) await send(next++);
     }),
   );
-  return REQUESTS / ((performance.now() - started) / 1000);
+  const elapsed = performance.now() - started;
+  const node = process.cpuUsage(nodeBefore);
+  const pgAfter = monitor && database ? await backendCpu(monitor, database) : new Map<number, number>();
+  let pg = 0;
+  for (const [pid, ns] of pgAfter) pg += ns - (pgBefore.get(pid) ?? 0);
+  return { rate: REQUESTS / (elapsed / 1000), nodeCpu: (node.user + node.system) / 1000 / REQUESTS, pgCpu: pg / 1e6 / REQUESTS };
 }
 
 type Workload = (bench: BenchApp, spaces: string[]) => (i: number) => Promise<unknown>;
@@ -68,62 +107,101 @@ async function spacesOf(bench: BenchApp): Promise<string[]> {
   return spaces;
 }
 
+const databaseOf = (url: string) => new URL(url).pathname.slice(1);
+
+function chosenWorkloads(): [string, Workload][] {
+  const wanted = process.env.BENCH_AUDIT_WORKLOADS?.toLowerCase().split(',');
+  return Object.entries(WORKLOADS).filter(([name]) => !wanted || wanted.some((part) => name.toLowerCase().includes(part.trim())));
+}
+
 async function recordingCost(lines: string[]): Promise<void> {
   const on = await startBenchApp({ AUDIT_ENABLED: 'true' }, 'on@example.com');
   const off = await startBenchApp({ AUDIT_ENABLED: 'false' }, 'off@example.com');
+  const monitor = new Client({ connectionString: process.env.DATABASE_URL });
+  await monitor.connect();
   try {
     const spaces = { on: await spacesOf(on), off: await spacesOf(off) };
-    lines.push(`| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) |`, `| --- | --- | --- | --- |`);
-    for (const [name, workload] of Object.entries(WORKLOADS)) {
+    const databases = { on: databaseOf(on.databaseUrl), off: databaseOf(off.databaseUrl) };
+    lines.push(
+      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |`,
+      `| --- | --- | --- | --- | --- | --- | --- |`,
+    );
+    for (const [name, workload] of chosenWorkloads()) {
       const sendOn = workload(on, spaces.on);
       const sendOff = workload(off, spaces.off);
       await throughput(sendOn); // warm-up, both
       await throughput(sendOff);
-      const results = { on: [] as number[], off: [] as number[], ratio: [] as number[] };
+      const results = { on: [] as Round[], off: [] as Round[], ratio: [] as number[], cpuRatio: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
         const first = round % 2 === 0 ? 'on' : 'off';
-        const a = await throughput(first === 'on' ? sendOn : sendOff);
-        const b = await throughput(first === 'on' ? sendOff : sendOn);
+        const second = first === 'on' ? 'off' : 'on';
+        const a = await throughput(first === 'on' ? sendOn : sendOff, monitor, databases[first]);
+        const b = await throughput(first === 'on' ? sendOff : sendOn, monitor, databases[second]);
         const [r_on, r_off] = first === 'on' ? [a, b] : [b, a];
         results.on.push(r_on);
         results.off.push(r_off);
-        results.ratio.push(r_on / r_off);
+        results.ratio.push(r_on.rate / r_off.rate);
+        results.cpuRatio.push((r_off.nodeCpu + r_off.pgCpu) / (r_on.nodeCpu + r_on.pgCpu));
       }
-      lines.push(`| ${name} | ${median(results.on).toFixed(0)} | ${median(results.off).toFixed(0)} | ${median(results.ratio).toFixed(2)} |`);
+      const cpu = (rounds: Round[]) => `${median(rounds.map((r) => r.nodeCpu)).toFixed(2)} + ${median(rounds.map((r) => r.pgCpu)).toFixed(2)}`;
+      lines.push(
+        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |`,
+      );
     }
     const recorded = await on.app.get(DataSource).query(`SELECT count(*)::int AS n FROM audit_events`);
     const notRecorded = await off.app.get(DataSource).query(`SELECT count(*)::int AS n FROM audit_events`);
     lines.push(``, `events recorded: on ${recorded[0].n}, off ${notRecorded[0].n}`);
   } finally {
+    await monitor.end();
     await on.close();
     await off.close();
   }
 }
 
+/**
+ * Events `from`..`to` of one organization over the last `days` days (event n is n·days/to days old), sealed as the
+ * sealer leaves them (seq, prev_hash, hash filled; the hashes are placeholders, nothing verifies them here).
+ */
 async function seed(db: DataSource, organizationId: string, userId: string, from: number, to: number, days: number): Promise<void> {
   await db.query(`SELECT audit_ensure_partitions(now() - ($1 || ' days')::interval, now() + interval '1 month')`, [days + 31]);
   await db.query(
-    `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source, target_type, target_id, target_label, correlation_id, execution_id, payload)
+    `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source, target_type, target_id, target_label, correlation_id, execution_id, payload, seq, prev_hash, hash)
      SELECT $1, now() - (n * $4::float / $3 || ' days')::interval, gen_random_uuid(),
             (ARRAY['space.updated', 'comment.created', 'change_request.created', 'member.role_updated'])[1 + n % 4],
             'user', CASE WHEN n % 10 = 1 THEN 'other-user' ELSE $2 END, 'Bench', 'api', 'space', 'space-' || (n % 500), 'Space', 'req-' || n, 'updateSpaceById',
-            '{"changes":[{"field":"title","before":"a","after":"b"}]}'
+            '{"changes":[{"field":"title","before":"a","after":"b"}]}',
+            CASE WHEN $7 THEN 1000000000 - n END, CASE WHEN $7 THEN md5((n + 1)::text) END, CASE WHEN $7 THEN md5(n::text) END
        FROM generate_series($5::int, $6::int) AS n`,
-    [organizationId, userId, to, days, from, to],
+    [organizationId, userId, to, days, from, to, !UNSEALED],
   );
   await db.query(`ANALYZE audit_events`);
 }
 
-async function listP95(bench: BenchApp, query: string): Promise<number> {
+/**
+ * p95 of `query`, each request followed by one of the action catalogue (same route stack and
+ * authorization, no query of the log): the control's p95 says how much of a figure the machine's load is.
+ */
+async function listP95(bench: BenchApp, query: string): Promise<{ list: number; control: number }> {
   const times: number[] = [];
+  const control: number[] = [];
   const url = `${bench.base}/v1/orgs/${bench.organization.id}/audit-events${query}`;
+  const actions = `${bench.base}/v1/orgs/${bench.organization.id}/audit-event-actions`;
   for (let i = 0; i < LIST_REQUESTS; i++) {
-    const started = performance.now();
+    let started = performance.now();
     await ok(await fetch(url, { headers: bench.headers }));
     times.push(performance.now() - started);
+    started = performance.now();
+    await ok(await fetch(actions, { headers: bench.headers }));
+    control.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  return Math.round(percentile(times, 95) * 10) / 10;
+  const p95 = (values: number[]) =>
+    Math.round(
+      percentile(
+        [...values].sort((a, b) => a - b),
+        95,
+      ) * 10,
+    ) / 10;
+  return { list: p95(times), control: p95(control) };
 }
 
 async function deepPage(bench: BenchApp): Promise<string> {
@@ -149,7 +227,7 @@ async function listCost(lines: string[]): Promise<void> {
       'filtered: action + actor, no match': `?action=space.updated&actor=other-user`,
       'filtered: target, last 30 days': `?target=space-7&from=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`,
     };
-    const results: Record<string, number[]> = {};
+    const results: Record<string, { list: number; control: number }[]> = {};
     for (const [size, days] of [
       [10_000, 30],
       [1_000_000, 300],
@@ -162,8 +240,17 @@ async function listCost(lines: string[]): Promise<void> {
         (results[name] ??= []).push(await listP95(bench, query));
       }
     }
-    lines.push(``, `| listOrganizationAuditEvents | p95 at 10k (ms) | p95 at 1M (ms) | ratio |`, `| --- | --- | --- | --- |`);
-    for (const [name, [small, large]] of Object.entries(results)) lines.push(`| ${name} | ${small} | ${large} | ${(large / small).toFixed(2)} |`);
+    lines.push(
+      ``,
+      `| listOrganizationAuditEvents | p95 at 10k (ms) | p95 at 1M (ms) | ratio | control p95 10k / 1M (ms) | ratio of (p95 − control) |`,
+      `| --- | --- | --- | --- | --- | --- |`,
+    );
+    for (const [name, [small, large]] of Object.entries(results)) {
+      const excess = (large.list - large.control) / Math.max(0.1, small.list - small.control);
+      lines.push(
+        `| ${name} | ${small.list} | ${large.list} | ${(large.list / small.list).toFixed(2)} | ${small.control} / ${large.control} | ${excess.toFixed(2)} |`,
+      );
+    }
   } finally {
     await bench.close();
   }

@@ -35,6 +35,7 @@ import { ChangeRequestReviews1800000240000 } from './1800000240000-change-reques
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
 import { AuditEvents1800000300000 } from './1800000300000-audit-events';
+import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-events-lean-indexes';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
@@ -85,6 +86,7 @@ export const MIGRATIONS = [
   ReviewComments1800000311000,
   TeamReviewers1800000312000,
   InsightsFold1800000320000,
+  AuditEventsLeanIndexes1800000350000,
   RevisionDeltaKeys1800000360000,
   InsightsMinuteSpan1800000370000,
 ];

@@ -1,4 +1,6 @@
 import { auditScope, type AuditScope } from '../../src/common/audit/audit.context';
+import { uuidv7 } from '../../src/common/audit/uuid7';
+import { AuditRecorder } from '../../src/common/audit/audit-recorder';
 import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
 import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
@@ -204,6 +206,51 @@ describe('audit log (issue 28)', () => {
       await auditScope.run({ ...scope }, () => t.dataSource.transaction((em) => em.query(`SELECT 1`)));
       expect(await count(org.id)).toBe(before + 1);
     });
+
+    it('an event recorded with the COMMIT: its failure rolls the change back; a savepoint rolled back keeps it; a ROLLBACK drops it', async () => {
+      const recorder = t.app.get(AuditRecorder);
+      const space = await createSpace(t, org);
+      const title = async () => ((await t.dataSource.query(`SELECT title FROM spaces WHERE id = $1`, [space.id])) as { title: string }[])[0].title;
+      const original = await title();
+      const before = await count(org.id);
+      const event = (details: Record<string, unknown> = {}, causedByEventId?: string) => ({
+        organizationId: org.id,
+        action: 'space.updated',
+        target: { type: 'space', id: space.id },
+        details,
+        causedByEventId,
+      });
+
+      // The insert fails with the COMMIT it travels with (not a uuid): the change it recorded is gone too.
+      await expect(
+        t.dataSource.transaction(async (em) => {
+          await em.query(`UPDATE spaces SET title = 'Lost' WHERE id = $1`, [space.id]);
+          await recorder.record(em, event({}, 'not-a-uuid'));
+        }),
+      ).rejects.toThrow();
+      expect(await title()).toBe(original);
+      expect(await count(org.id)).toBe(before);
+
+      // A savepoint rolled back after the event leaves it; quotes and backslashes arrive as sent.
+      const tricky = `it's \\ a "test"; DROP TABLE spaces; --`;
+      await t.dataSource.transaction(async (em) => {
+        await recorder.record(em, event({ note: tricky }));
+        await em.transaction((inner) => inner.query(`SELECT 1 / 0`)).catch(() => undefined);
+      });
+      const recorded = await events(org.id, `payload->>'note' IS NOT NULL`);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0].payload.note).toBe(tricky);
+
+      // A ROLLBACK takes the waiting insert with it, and the runner answers as before afterwards.
+      await t.dataSource
+        .transaction(async (em) => {
+          await recorder.record(em, event({ note: 'rolled back' }));
+          throw new Error('abort');
+        })
+        .catch(() => undefined);
+      expect(await events(org.id, `payload->>'note' = 'rolled back'`)).toHaveLength(0);
+      expect(await count(org.id)).toBe(before + 1);
+    });
   });
 
   describe('reads', () => {
@@ -284,6 +331,58 @@ describe('audit log (issue 28)', () => {
         .set(...fixture.admin.auth)
         .expect(200);
       expect(past.body.items).toEqual([]);
+    });
+
+    it('pages across months: the two recent months, then the older ones, in one order; an old event by its id', async () => {
+      const months = await createOrganization(t);
+      const now = Date.now();
+      await t.dataSource.query(`SELECT audit_ensure_partitions($1, now())`, [new Date(now - 240 * 86_400_000)]);
+      // One event every 20 days over 220 days (eight months); 'old.action' for two old ones (120 and 180 days).
+      for (let k = 0; k < 12; k++) {
+        const at = now - k * 20 * 86_400_000 - 1000;
+        await t.dataSource.query(
+          `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+           VALUES ($1, $2, $3, $4, 'user', 'u', 'api', 'space', $5)`,
+          [months.id, new Date(at), uuidv7(at), k >= 4 && k % 3 === 0 ? 'old.action' : 'space.updated', `s${k}`],
+        );
+      }
+      const expected = async (where = 'TRUE', values: unknown[] = []) =>
+        (
+          (await t.dataSource.query(`SELECT id FROM audit_events WHERE organization_id = $1 AND ${where} ORDER BY occurred_at DESC, id DESC`, [
+            months.id,
+            ...values,
+          ])) as { id: string }[]
+        ).map((row) => row.id);
+      const walk = async (query: Record<string, string | number>) => {
+        const ids: string[] = [];
+        let page: string | undefined;
+        do {
+          const res = await t.http
+            .get(`/v1/orgs/${months.id}/audit-events`)
+            .query({ ...query, ...(page && { page }) })
+            .set(...months.admin.auth)
+            .expect(200);
+          ids.push(...res.body.items.map((event: { id: string }) => event.id));
+          page = res.body.next?.page;
+        } while (page);
+        return ids;
+      };
+
+      const all = await expected();
+      expect(all.length).toBeGreaterThanOrEqual(12);
+      expect(await walk({ limit: 5 })).toEqual(all);
+      expect(await walk({ limit: 1000 })).toEqual(all);
+      expect(await walk({ limit: 2, action: 'old.action' })).toEqual(await expected(`action = 'old.action'`));
+      expect(await walk({ action: 'old.action' })).toHaveLength(2);
+      const to = new Date(now - 70 * 86_400_000);
+      expect(await walk({ limit: 3, to: to.toISOString() })).toEqual(await expected(`occurred_at <= $2`, [to]));
+
+      const oldest = all[all.length - 1];
+      const res = await t.http
+        .get(`/v1/orgs/${months.id}/audit-events/${oldest}`)
+        .set(...months.admin.auth)
+        .expect(200);
+      expect(res.body).toMatchObject({ id: oldest, target: { id: 's11' } });
     });
 
     it('refuses bad input: limit over 1000, a forged cursor, a date that is not one', async () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { escapeLiteral } from 'pg';
+import type { EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { auditScope, type AuditActor, type AuditChange, type AuditSource, type AuditTarget } from './audit.context';
 import { uuidv7 } from './uuid7';
@@ -19,6 +20,50 @@ export interface AuditRecord {
 }
 
 const SYSTEM: AuditActor = { type: 'system', id: 'quire', label: 'Quire' };
+
+const INSERT = `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
+  target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)`;
+/** The casts of the insert's values, in its columns' order, for the literal form sent with the COMMIT. */
+const CASTS = ['', '::timestamptz', '::uuid', '', '', '', '', '', '', '', '', '', '', '::uuid', '', '', '::jsonb'];
+
+/** The inserts waiting for their transaction's COMMIT, per query runner (see `atCommit`). */
+const waiting = new WeakMap<QueryRunner, string[]>();
+
+/**
+ * Sends `statement` in the same message as the transaction's COMMIT (`INSERT …; COMMIT`, one simple
+ * query): one round trip fewer per write, and a statement that fails aborts the COMMIT with it, so the
+ * transaction rolls back whole. A ROLLBACK drops it; a savepoint's rollback does not (it was recorded
+ * in the outer transaction). The runner's `query` is wrapped until its COMMIT or ROLLBACK.
+ */
+function atCommit(runner: QueryRunner, statement: string): void {
+  const statements = waiting.get(runner);
+  if (statements) {
+    statements.push(statement);
+    return;
+  }
+  const pending = [statement];
+  waiting.set(runner, pending);
+  const own = Object.prototype.hasOwnProperty.call(runner, 'query');
+  const query = runner.query as (text: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  const restore = () => {
+    waiting.delete(runner);
+    if (own) runner.query = query as QueryRunner['query'];
+    else delete (runner as Partial<Pick<QueryRunner, 'query'>>).query;
+  };
+  runner.query = ((text: string, parameters?: unknown[], structured?: boolean) => {
+    if (text === 'COMMIT') {
+      restore();
+      return query.call(runner, `${pending.join(';\n')};\nCOMMIT`, parameters, structured);
+    }
+    if (text === 'ROLLBACK') restore();
+    return query.call(runner, text, parameters, structured);
+  }) as QueryRunner['query'];
+}
+
+function literal(value: unknown, cast: string): string {
+  if (value === null || value === undefined) return 'NULL';
+  return `${escapeLiteral(value instanceof Date ? value.toISOString() : String(value))}${cast}`;
+}
 
 /**
  * The one way to record an audit event: inserted with the transaction the change runs in, so the
@@ -44,31 +89,39 @@ export class AuditRecorder {
     if (record.changes && record.changes.length > 0) payload.changes = record.changes;
     if (scope?.ip) payload.ip = scope.ip;
     if (scope?.userAgent) payload.userAgent = scope.userAgent.slice(0, 512);
-    await em.query(
-      `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
-         target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-      [
-        record.organizationId,
-        new Date(now),
-        id,
-        record.action,
-        actor.type,
-        actor.id,
-        actor.label ?? null,
-        record.source ?? scope?.source ?? 'api',
-        record.target.type,
-        record.target.id,
-        record.target.label ?? null,
-        scope?.correlationId ?? null,
-        record.executionId ?? scope?.operationId ?? null,
-        record.causedByEventId ?? null,
-        scope?.ip ?? null,
-        scope?.userAgent?.slice(0, 512) ?? null,
-        JSON.stringify(payload),
-      ],
-    );
+    await this.insert(em, [
+      record.organizationId,
+      new Date(now),
+      id,
+      record.action,
+      actor.type,
+      actor.id,
+      actor.label ?? null,
+      record.source ?? scope?.source ?? 'api',
+      record.target.type,
+      record.target.id,
+      record.target.label ?? null,
+      scope?.correlationId ?? null,
+      record.executionId ?? scope?.operationId ?? null,
+      record.causedByEventId ?? null,
+      scope?.ip ?? null,
+      scope?.userAgent?.slice(0, 512) ?? null,
+      JSON.stringify(payload),
+    ]);
     if (scope && !scope.recordedId) scope.recordedId = id;
     return id;
+  }
+
+  /**
+   * In the outermost transaction of `em`, with the COMMIT (`atCommit`); elsewhere (a savepoint, no
+   * transaction) at once. Either way the event commits or rolls back with the change.
+   */
+  private async insert(em: EntityManager, values: unknown[]): Promise<void> {
+    const runner = em.queryRunner as (QueryRunner & { transactionDepth?: number }) | undefined;
+    if (runner?.isTransactionActive && runner.transactionDepth === 1) {
+      atCommit(runner, `${INSERT} VALUES (${values.map((value, index) => literal(value, CASTS[index])).join(', ')})`);
+      return;
+    }
+    await em.query(`${INSERT} VALUES (${values.map((_, index) => `$${index + 1}${CASTS[index]}`).join(', ')})`, values);
   }
 }

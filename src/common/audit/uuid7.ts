@@ -17,3 +17,9 @@ export function uuidv7(now = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** The time a UUIDv7 carries (its first 48 bits, in ms); null for another version or a malformed id. */
+export function uuidv7Time(id: string): Date | null {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(id)) return null;
+  return new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16));
+}

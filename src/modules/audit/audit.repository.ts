@@ -12,8 +12,29 @@ export class AuditRepository {
    * A page of events, newest first, after `after` (exclusive). The filters are equalities on the
    * leading columns of an index ending in `(occurred_at, id)`, so a page is one index range scan
    * whatever the log's size; no count (the public `List` makes it optional, and it would cost the log's size).
+   *
+   * Planning, not the scan, is what grows with the log: PostgreSQL plans every monthly partition a
+   * query may touch. So the page is read from the two months up to its upper bound (the cursor's time,
+   * `to`, or now) first, and from the older months only when those did not fill it: a page of a busy
+   * log plans two partitions (plus the empty ones kept ahead) whatever the retention holds.
    */
   async page(organizationId: string, filter: AuditEventFilter, after: AuditEventKey | null, limit: number): Promise<AuditEventRow[]> {
+    const upper = [after ? new Date(after.occurredAt) : null, filter.to ?? null].filter((d): d is Date => d !== null && !Number.isNaN(d.getTime()));
+    const top = upper.length > 0 ? new Date(Math.min(...upper.map((d) => d.getTime()))) : new Date();
+    const window = new Date(Date.UTC(top.getUTCFullYear(), top.getUTCMonth() - 1, 1));
+    if (filter.from && filter.from >= window) return this.pageWithin(organizationId, filter, after, limit, {});
+    const recent = await this.pageWithin(organizationId, filter, after, limit, { from: window });
+    if (recent.length >= limit) return recent;
+    return [...recent, ...(await this.pageWithin(organizationId, filter, after, limit - recent.length, { before: window }))];
+  }
+
+  private pageWithin(
+    organizationId: string,
+    filter: AuditEventFilter,
+    after: AuditEventKey | null,
+    limit: number,
+    months: { from?: Date; before?: Date },
+  ): Promise<AuditEventRow[]> {
     const where = ['organization_id = $1'];
     const values: unknown[] = [organizationId];
     const add = (clause: (n: string) => string, value: unknown) => {
@@ -22,19 +43,28 @@ export class AuditRepository {
     };
     if (filter.from) add((n) => `occurred_at >= ${n}`, filter.from);
     if (filter.to) add((n) => `occurred_at <= ${n}`, filter.to);
+    if (months.from) add((n) => `occurred_at >= ${n}`, months.from);
+    if (months.before) add((n) => `occurred_at < ${n}`, months.before);
     if (filter.action) add((n) => `action = ${n}`, filter.action);
     if (filter.actor) add((n) => `actor_id = ${n}`, filter.actor);
     if (filter.target) add((n) => `target_id = ${n}`, filter.target);
     if (after) {
-      values.push(after.occurredAt, after.id);
+      // The row comparison is the keyset; the plain bound beside it lets PostgreSQL leave out the newer partitions.
+      add((n) => `occurred_at <= ${n}::timestamptz`, after.occurredAt);
+      values.push(after.id);
       where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     values.push(limit);
     return this.dataSource.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`, values);
   }
 
-  async findOne(organizationId: string, id: string): Promise<AuditEventRow | null> {
-    const rows: AuditEventRow[] = await this.dataSource.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+  /** The event `id` of the organization, recorded at `occurredAt` (the time its UUIDv7 id carries): one primary-key lookup in one partition. */
+  async findOne(organizationId: string, id: string, occurredAt: Date): Promise<AuditEventRow | null> {
+    const rows: AuditEventRow[] = await this.dataSource.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND occurred_at = $2 AND id = $3`, [
+      organizationId,
+      occurredAt,
+      id,
+    ]);
     return rows[0] ?? null;
   }
 

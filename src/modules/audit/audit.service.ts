@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS } from '../../common/audit/audit-catalogue';
+import { uuidv7Time } from '../../common/audit/uuid7';
 import { decodeCursor, encodeCursor, invalidCursor, isDataException } from '../../common/pagination/cursor';
 import type { Page } from '../../common/pagination/paginate';
 import { auditError } from './audit.errors';
@@ -61,7 +62,8 @@ export class AuditService {
   }
 
   async get(organizationId: string, id: string): Promise<AuditEventRow> {
-    const row = UUID.test(id) ? await this.events.findOne(organizationId, id) : null;
+    const occurredAt = uuidv7Time(id);
+    const row = occurredAt ? await this.events.findOne(organizationId, id, occurredAt) : null;
     if (!row) throw auditError('audit_event.not_found', `Audit event ${id} not found`);
     return row;
   }
