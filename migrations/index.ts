@@ -35,11 +35,11 @@ import { ChangeRequestReviews1800000240000 } from './1800000240000-change-reques
 import { PublishedNotify1800000280000 } from './1800000280000-published-notify';
 import { OrganizationDefaultSite1800000290000 } from './1800000290000-organization-default-site';
 import { AuditEvents1800000300000 } from './1800000300000-audit-events';
-import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-events-lean-indexes';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
+import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-events-lean-indexes';
 import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-keys';
 import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
 
