@@ -12,7 +12,8 @@ import type { DataSource } from 'typeorm';
  * commit does) then `RELEASE SAVEPOINT`, `ROLLBACK` → `ROLLBACK TO SAVEPOINT`. A statement sent outside a
  * transaction runs in a savepoint of its own, so a failing one (a unique violation the service turns into
  * 409) leaves the test's transaction usable, as autocommit would. Everything goes through one queue, so a
- * savepoint's statements are never split by another borrower's.
+ * savepoint's statements are never split by another borrower's. Statements sent together with their
+ * COMMIT (`INSERT …; COMMIT`) run in the savepoint before it is released.
  *
  * A COPY (pg-copy-streams) goes straight to the connection, outside the queue: only inside a borrower's
  * transaction is it sure to land in that transaction's savepoint.
@@ -84,6 +85,7 @@ const TRANSACTION_START = /^\s*(START\s+TRANSACTION|BEGIN)\b/i;
 const COMMIT = /^\s*(COMMIT|END)\s*;?\s*$/i;
 const ROLLBACK = /^\s*(ROLLBACK|ABORT)\s*;?\s*$/i;
 const SET_TRANSACTION = /^\s*SET\s+TRANSACTION\b/i;
+const TRAILING_COMMIT = /^([\s\S]*);\s*COMMIT\s*;?\s*$/i;
 
 const empty = (command: string): QueryResult => ({ command, rowCount: null, oid: 0, fields: [], rows: [] });
 
@@ -91,6 +93,13 @@ const empty = (command: string): QueryResult => ({ command, rowCount: null, oid:
 function borrowerQuery(shared: SharedConnection) {
   let transaction: string | undefined;
   const statement = async (text: string, values?: unknown, config?: object): Promise<QueryResult> => {
+    // Statements sent in one message with their COMMIT (the audit recorder's `INSERT …; COMMIT`): run in
+    // the borrower's savepoint, then committed as a lone COMMIT would be.
+    const withCommit = transaction ? TRAILING_COMMIT.exec(text) : null;
+    if (withCommit) {
+      await shared.serial(() => shared.client.query(withCommit[1]));
+      return statement('COMMIT');
+    }
     const query = config ?? { text, values };
     if (TRANSACTION_START.test(text)) {
       if (transaction) throw new Error(`a borrower of the shared connection began a transaction twice: ${text}`);
