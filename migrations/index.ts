@@ -38,6 +38,7 @@ import { AuditEvents1800000300000 } from './1800000300000-audit-events';
 import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rules';
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
+import { AuditEventDelivery1800000340000 } from './1800000340000-audit-event-delivery';
 import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   ReviewComments1800000311000,
   TeamReviewers1800000312000,
   InsightsFold1800000320000,
+  AuditEventDelivery1800000340000,
 ];

@@ -16,6 +16,9 @@ export interface AuditRecord {
   source?: AuditSource;
   causedByEventId?: string;
   executionId?: string;
+  /** The caller's address and user agent when no request scope gives them (a refused sign-in). */
+  ip?: string | null;
+  userAgent?: string | null;
 }
 
 const SYSTEM: AuditActor = { type: 'system', id: 'quire', label: 'Quire' };
@@ -42,8 +45,10 @@ export class AuditRecorder {
     const actor = record.actor ?? scope?.actor ?? SYSTEM;
     const payload: Record<string, unknown> = { ...record.details };
     if (record.changes && record.changes.length > 0) payload.changes = record.changes;
-    if (scope?.ip) payload.ip = scope.ip;
-    if (scope?.userAgent) payload.userAgent = scope.userAgent.slice(0, 512);
+    const ip = scope?.ip ?? record.ip ?? null;
+    const userAgent = (scope?.userAgent ?? record.userAgent)?.slice(0, 512) ?? null;
+    if (ip) payload.ip = ip;
+    if (userAgent) payload.userAgent = userAgent;
     await em.query(
       `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
          target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)
@@ -63,8 +68,8 @@ export class AuditRecorder {
         scope?.correlationId ?? null,
         record.executionId ?? scope?.operationId ?? null,
         record.causedByEventId ?? null,
-        scope?.ip ?? null,
-        scope?.userAgent?.slice(0, 512) ?? null,
+        ip,
+        userAgent,
         JSON.stringify(payload),
       ],
     );
