@@ -39,6 +39,7 @@ import { PublicMergeRules1800000310000 } from './1800000310000-public-merge-rule
 import { ReviewComments1800000311000 } from './1800000311000-review-comments';
 import { TeamReviewers1800000312000 } from './1800000312000-team-reviewers';
 import { InsightsFold1800000320000 } from './1800000320000-insights-fold';
+import { AuditEventDelivery1800000340000 } from './1800000340000-audit-event-delivery';
 import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-events-lean-indexes';
 import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-keys';
 import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
@@ -86,6 +87,7 @@ export const MIGRATIONS = [
   ReviewComments1800000311000,
   TeamReviewers1800000312000,
   InsightsFold1800000320000,
+  AuditEventDelivery1800000340000,
   AuditEventsLeanIndexes1800000350000,
   RevisionDeltaKeys1800000360000,
   InsightsMinuteSpan1800000370000,

@@ -101,7 +101,7 @@ describe('audit log (issue 28)', () => {
         .expect(200);
       const rows = await events(org.id, `target_id = $2`, [changeRequestId]);
       expect(rows.map((row) => row.action)).toEqual(['change_request.created', 'change_request.updated']);
-      expect(rows[1].payload.changes).toEqual([{ field: 'subject', after: 'Fix more typos' }]);
+      expect(rows[1].payload.changes).toEqual([{ field: 'subject', before: 'Fix typos', after: 'Fix more typos' }]);
     });
 
     it('member role: the member is the target, the admin the actor', async () => {
@@ -114,7 +114,7 @@ describe('audit log (issue 28)', () => {
       const rows = await events(org.id, `action = 'member.role_updated' AND target_id = $2`, [someone.user.id]);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ actor_id: org.admin.user.id, target_type: 'user' });
-      expect(rows[0].payload.changes).toEqual([{ field: 'role', after: 'edit' }]);
+      expect(rows[0].payload.changes).toEqual([{ field: 'role', before: 'read', after: 'edit' }]);
     });
 
     it('an integration script token: the installation is the actor, `integration` the source', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CATALOGUE_END, CATALOGUE_START, renderAuditCatalogue } from '../../scripts/audit-catalogue';
 import { AUDIT_ACTIONS, AUDITED_ROUTES } from '../../src/common/audit/audit-catalogue';
 import { summarizeChanges } from '../../src/common/audit/audit-changes';
+import { beforeRow } from '../../src/common/audit/audit.subscriber';
 import { uuidv7 } from '../../src/common/audit/uuid7';
 
 /** Table cells without the padding prettier adds. */
@@ -60,5 +61,28 @@ describe('uuidv7', () => {
     expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(first.replace(/-/g, '').slice(0, 12)).toBe((1_700_000_000_000).toString(16).padStart(12, '0'));
     expect(later > first).toBe(true);
+  });
+});
+
+describe('audit before rows', () => {
+  const row = (table: string, fields: Record<string, unknown>) => ({ table, row: fields });
+
+  it('takes the loaded row that is the target (id, or a foreign key naming it) and holds the most body fields', () => {
+    const loaded = [
+      row('users', { id: 'u1', displayName: 'Ada' }),
+      row('memberships', { organizationId: 'o1', userId: 'u1', role: 'read' }),
+      row('organizations', { id: 'o1', title: 'Org', role: 'x' }),
+    ];
+    expect(beforeRow(loaded, 'u1', { role: 'edit' })).toEqual({ organizationId: 'o1', userId: 'u1', role: 'read' });
+    expect(beforeRow(loaded, 'o1', { title: 'New' })).toEqual({ id: 'o1', title: 'Org', role: 'x' });
+    expect(beforeRow(loaded, 'nobody', { role: 'edit' })).toBeUndefined();
+    expect(beforeRow(loaded, 'u1', { unknownField: 1 })).toBeUndefined();
+  });
+
+  it('a value sent unchanged has no before', () => {
+    expect(summarizeChanges({ title: 'Same', visibility: 'public' }, { title: 'Same', visibility: 'private' })).toEqual([
+      { field: 'title', after: 'Same' },
+      { field: 'visibility', before: 'private', after: 'public' },
+    ]);
   });
 });

@@ -13,6 +13,16 @@ export interface AuditedRoute {
   /** The target's type, as events show it (`space`, `comment`…). */
   target: string;
   id: TargetSource;
+  /**
+   * The route's writes are single statements that commit no transaction of their own: the audit
+   * interceptor runs its handler in one transaction, which its event joins (audit.interceptor.ts).
+   */
+  transaction?: true;
+  /**
+   * The table of the target's row (by the target id), read before the handler runs when the request
+   * itself loads it by SQL rather than through TypeORM: the `before` values of its event's changes.
+   */
+  table?: string;
 }
 
 export interface NotAudited {
@@ -21,46 +31,50 @@ export interface NotAudited {
 
 const NOT_A_CHANGE = (why: string): NotAudited => ({ notAudited: why });
 const a = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id });
+/** A route whose handler runs in one transaction with its event (its writes commit no transaction of their own). */
+/** The route's target row is read from `table` before the handler, for its `before` values. */
+const withBefore = (route: AuditedRoute, table: string): AuditedRoute => ({ ...route, table });
+const tx = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, transaction: true });
 
 export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   // Organizations, members, teams, invites, SAML, translations
   createOrganization: a('organization.created', 'organization', '+organizations'),
-  updateOrganizationById: a('organization.updated', 'organization', 'organizationId'),
+  updateOrganizationById: withBefore(tx('organization.updated', 'organization', 'organizationId'), 'organizations'),
   updateMemberInOrganizationById: a('member.role_updated', 'user', 'userId'),
   removeMemberFromOrganizationById: a('member.removed', 'user', 'userId'),
   updateOrganizationMemberLastSeenAt: NOT_A_CHANGE('presence ping: moves the caller’s last-seen time, changes nothing anyone configured'),
-  setUserAsSSOMemberForOrganization: a('member.sso_set', 'user', 'userId'),
+  setUserAsSSOMemberForOrganization: tx('member.sso_set', 'user', 'userId'),
   createOrganizationTeam: a('team.created', 'team', '+teams'),
-  updateTeamInOrganizationById: a('team.updated', 'team', 'teamId'),
-  removeTeamFromOrganizationById: a('team.deleted', 'team', 'teamId'),
+  updateTeamInOrganizationById: tx('team.updated', 'team', 'teamId'),
+  removeTeamFromOrganizationById: tx('team.deleted', 'team', 'teamId'),
   updateMembersInOrganizationTeam: a('team.members_updated', 'team', 'teamId'),
-  addMemberToOrganizationTeamById: a('team.member_added', 'team', 'teamId'),
-  deleteMemberFromOrganizationTeamById: a('team.member_removed', 'team', 'teamId'),
+  addMemberToOrganizationTeamById: tx('team.member_added', 'team', 'teamId'),
+  deleteMemberFromOrganizationTeamById: tx('team.member_removed', 'team', 'teamId'),
   inviteUsersToOrganization: a('invite.created', 'invite', '+organization_invites'),
   acceptAuthenticatedUserInvite: a('invite.accepted', 'invite', 'inviteId'),
   declineAuthenticatedUserInvite: a('invite.declined', 'invite', 'inviteId'),
-  createOrganizationSAMLProvider: a('saml_provider.created', 'saml-provider', '+saml_providers'),
-  updateOrganizationSAMLProvider: a('saml_provider.updated', 'saml-provider', 'samlProviderId'),
-  deleteOrganizationSAMLProvider: a('saml_provider.deleted', 'saml-provider', 'samlProviderId'),
-  createTranslation: a('translation.created', 'translation', '+translation_settings'),
-  updateTranslation: a('translation.updated', 'translation', 'translationSettingsId'),
-  deleteTranslation: a('translation.deleted', 'translation', 'translationSettingsId'),
+  createOrganizationSAMLProvider: tx('saml_provider.created', 'saml-provider', '+saml_providers'),
+  updateOrganizationSAMLProvider: tx('saml_provider.updated', 'saml-provider', 'samlProviderId'),
+  deleteOrganizationSAMLProvider: tx('saml_provider.deleted', 'saml-provider', 'samlProviderId'),
+  createTranslation: tx('translation.created', 'translation', '+translation_settings'),
+  updateTranslation: tx('translation.updated', 'translation', 'translationSettingsId'),
+  deleteTranslation: tx('translation.deleted', 'translation', 'translationSettingsId'),
 
   // Permissions of spaces and collections
   inviteToSpace: a('space.permissions_granted', 'space', 'spaceId'),
-  updateUserPermissionInSpace: a('space.user_permission_updated', 'space', 'spaceId'),
-  removeUserFromSpace: a('space.user_permission_removed', 'space', 'spaceId'),
-  updateTeamPermissionInSpace: a('space.team_permission_updated', 'space', 'spaceId'),
-  removeTeamFromSpace: a('space.team_permission_removed', 'space', 'spaceId'),
+  updateUserPermissionInSpace: tx('space.user_permission_updated', 'space', 'spaceId'),
+  removeUserFromSpace: tx('space.user_permission_removed', 'space', 'spaceId'),
+  updateTeamPermissionInSpace: tx('space.team_permission_updated', 'space', 'spaceId'),
+  removeTeamFromSpace: tx('space.team_permission_removed', 'space', 'spaceId'),
   inviteToCollection: a('collection.permissions_granted', 'collection', 'collectionId'),
-  updateUserPermissionInCollection: a('collection.user_permission_updated', 'collection', 'collectionId'),
-  removeUserFromCollection: a('collection.user_permission_removed', 'collection', 'collectionId'),
-  updateTeamPermissionInCollection: a('collection.team_permission_updated', 'collection', 'collectionId'),
-  removeTeamFromCollection: a('collection.team_permission_removed', 'collection', 'collectionId'),
+  updateUserPermissionInCollection: tx('collection.user_permission_updated', 'collection', 'collectionId'),
+  removeUserFromCollection: tx('collection.user_permission_removed', 'collection', 'collectionId'),
+  updateTeamPermissionInCollection: tx('collection.team_permission_updated', 'collection', 'collectionId'),
+  removeTeamFromCollection: tx('collection.team_permission_removed', 'collection', 'collectionId'),
 
   // Collections and spaces
   createCollection: a('collection.created', 'collection', '+collections'),
-  updateCollectionById: a('collection.updated', 'collection', 'collectionId'),
+  updateCollectionById: tx('collection.updated', 'collection', 'collectionId'),
   deleteCollectionById: a('collection.deleted', 'collection', 'collectionId'),
   moveCollection: a('collection.moved', 'collection', 'collectionId'),
   transferCollection: a('collection.transferred', 'collection', 'collectionId'),
@@ -136,7 +150,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   moveSiteSectionGroup: a('site_section_group.moved', 'site-section-group', 'siteSectionGroupId'),
   createSiteRedirect: a('site_redirect.created', 'site-redirect', '+site_redirects'),
   bulkUpsertSiteRedirects: a('site_redirect.bulk_upserted', 'site', 'siteId'),
-  updateSiteRedirectById: a('site_redirect.updated', 'site-redirect', 'siteRedirectId'),
+  updateSiteRedirectById: withBefore(a('site_redirect.updated', 'site-redirect', 'siteRedirectId'), 'site_redirects'),
   deleteSiteRedirectById: a('site_redirect.deleted', 'site-redirect', 'siteRedirectId'),
   searchSiteContent: NOT_A_CHANGE('a search: reads the site’s index'),
   prewarmSiteSearch: NOT_A_CHANGE('loads the site’s search index into memory; changes nothing stored'),
@@ -156,7 +170,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   publishIntegration: a('integration.published', 'integration', 'integrationName'),
   unpublishIntegration: a('integration.unpublished', 'integration', 'integrationName'),
   setIntegrationDevelopmentMode: a('integration.development_mode_enabled', 'integration', 'integrationName'),
-  disableIntegrationDevelopmentMode: a('integration.development_mode_disabled', 'integration', 'integrationName'),
+  disableIntegrationDevelopmentMode: tx('integration.development_mode_disabled', 'integration', 'integrationName'),
   installIntegration: a('integration_installation.created', 'integration-installation', '+integration_installations'),
   updateIntegrationInstallation: a('integration_installation.updated', 'integration-installation', 'installationId'),
   uninstallIntegration: a('integration_installation.deleted', 'integration-installation', 'installationId'),
@@ -170,8 +184,11 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   renderIntegrationUIWithPost: NOT_A_CHANGE('renders an integration’s UI; the script may write, through routes of its own'),
 };
 
-/** Actions recorded outside the route table (by the system, not a route): none yet (docs/modules/audit.md, "Not recorded"). */
-const SYSTEM_ACTIONS: Record<string, string> = {};
+/** Actions recorded outside the route table (by the system, not a route). */
+export const SYSTEM_ACTIONS: Record<string, string> = {
+  // Decision 0064: failed authentications of an address past the lockout, with a token that belongs to the organization.
+  'sign_in.failed_above_lockout': 'Sign-in failures above the lockout',
+};
 
 function labelOf(action: string): string {
   const [resource, verb] = action.split('.');

@@ -18,8 +18,8 @@ function keepable(field: string, value: unknown): boolean {
 
 /**
  * What a request changed, from the body it sent (validated: the DTO's fields and nothing else) and
- * the row as it was before (when the route's guard loaded it): every field name, and before/after
- * only for short scalar values of fields that are not secret or a body.
+ * the row as it was before (the route's target as the request loaded it before writing: audit.subscriber.ts):
+ * every field name, and before/after only for short scalar values of fields that are not secret or a body.
  */
 export function summarizeChanges(body: unknown, before?: Record<string, unknown> | null): AuditChange[] {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
@@ -29,7 +29,8 @@ export function summarizeChanges(body: unknown, before?: Record<string, unknown>
     if (keepable(field, after)) change.after = after;
     if (before && field in before) {
       const previous = before[field] instanceof Date ? (before[field] as Date).toISOString() : before[field];
-      if (keepable(field, previous)) change.before = previous;
+      // A value equal to the new one is not a change (or a row read back after the write): no `before`.
+      if (keepable(field, previous) && previous !== after) change.before = previous;
     }
     changes.push(change);
   }

@@ -3,7 +3,7 @@ import { escapeLiteral } from 'pg';
 import type { EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { auditScope, type AuditActor, type AuditChange, type AuditSource, type AuditTarget } from './audit.context';
-import { uuidv7 } from './uuid7';
+import { uuidv7, uuidv7Time } from './uuid7';
 
 export interface AuditRecord {
   organizationId: string;
@@ -17,6 +17,9 @@ export interface AuditRecord {
   source?: AuditSource;
   causedByEventId?: string;
   executionId?: string;
+  /** The caller's address and user agent when no request scope gives them (a refused sign-in). */
+  ip?: string | null;
+  userAgent?: string | null;
 }
 
 const SYSTEM: AuditActor = { type: 'system', id: 'quire', label: 'Quire' };
@@ -87,8 +90,10 @@ export class AuditRecorder {
     const actor = record.actor ?? scope?.actor ?? SYSTEM;
     const payload: Record<string, unknown> = { ...record.details };
     if (record.changes && record.changes.length > 0) payload.changes = record.changes;
-    if (scope?.ip) payload.ip = scope.ip;
-    if (scope?.userAgent) payload.userAgent = scope.userAgent.slice(0, 512);
+    const ip = scope?.ip ?? record.ip ?? null;
+    const userAgent = (scope?.userAgent ?? record.userAgent)?.slice(0, 512) ?? null;
+    if (ip) payload.ip = ip;
+    if (userAgent) payload.userAgent = userAgent;
     await this.insert(em, [
       record.organizationId,
       new Date(now),
@@ -104,8 +109,8 @@ export class AuditRecorder {
       scope?.correlationId ?? null,
       record.executionId ?? scope?.operationId ?? null,
       record.causedByEventId ?? null,
-      scope?.ip ?? null,
-      scope?.userAgent?.slice(0, 512) ?? null,
+      ip,
+      userAgent,
       JSON.stringify(payload),
     ]);
     if (scope && !scope.recordedId) scope.recordedId = id;
@@ -123,5 +128,27 @@ export class AuditRecorder {
       return;
     }
     await em.query(`${INSERT} VALUES (${values.map((_, index) => `$${index + 1}${CASTS[index]}`).join(', ')})`, values);
+  }
+
+  /**
+   * Names the target of an event this request recorded (a created resource's id, known only from the
+   * response), before the event is sealed. Behind the event's own insert when that still waits for its
+   * transaction's COMMIT; at once otherwise. The id's time is the event's `occurred_at` (uuid7.ts): one partition.
+   */
+  async setTarget(em: EntityManager, eventId: string, targetId: string, label: string | null): Promise<void> {
+    const values = [eventId, targetId, label, uuidv7Time(eventId)];
+    const runner = em.queryRunner;
+    const pending = runner ? waiting.get(runner) : undefined;
+    if (pending) {
+      const [id, target, text, at] = values.map((value, index) => literal(value, ['::uuid', '', '', '::timestamptz'][index]));
+      pending.push(
+        `UPDATE audit_events SET (target_id, target_label) = (${target}, coalesce(target_label, ${text})) WHERE occurred_at = ${at} AND id = ${id} AND seq IS NULL`,
+      );
+      return;
+    }
+    await em.query(
+      `UPDATE audit_events SET (target_id, target_label) = ($2, coalesce(target_label, $3)) WHERE occurred_at = $4 AND id = $1 AND seq IS NULL`,
+      values,
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { QueryRunner } from 'typeorm';
 import type { AuditedRoute } from './audit-catalogue';
 import { ScopedStorage } from '../async/scoped-storage';
 
@@ -46,6 +47,19 @@ export interface AuditScope {
   inserted?: Record<string, unknown>;
   /** Every row inserted, for the organization of routes outside `/v1/orgs/{id}` and the spaces (integrations, invites). */
   insertedOrganizationId?: string;
+  /**
+   * The rows the request loaded through TypeORM before its event was recorded, each as first loaded
+   * (a copy: later loads of the same row, after the write, do not replace it). The event's `before`
+   * values come from the one that is the route's target (audit.subscriber.ts). At most 64.
+   */
+  loaded?: Array<{ table: string; row: Record<string, unknown> }>;
+  /** Whether the request has written through TypeORM (rows loaded after that are not `before` any more). */
+  wrote?: boolean;
+  /**
+   * The request's own transaction, for routes the catalogue marks `transaction`: while it is open,
+   * every primary query runner the request asks the data source for is this one (audit.interceptor.ts).
+   */
+  transaction?: QueryRunner;
 }
 
 export const auditScope = new ScopedStorage<AuditScope>();

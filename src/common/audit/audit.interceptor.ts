@@ -1,13 +1,13 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { from, Observable } from 'rxjs';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner, type ReplicationMode } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { auditScope, type AuditActor, type AuditScope, type AuditSource } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
+import { AuditRecorder } from './audit-recorder';
 import { AuditCommitSubscriber } from './audit.subscriber';
-import { uuidv7Time } from './uuid7';
 
 interface Principals {
   scriptPrincipal?: { installationId: string; integrationName: string };
@@ -29,20 +29,29 @@ function callerOf(request: Request & Principals): { actor: AuditActor; source: A
 /**
  * Bound to every route the catalogue says writes (audit.routes.ts), after the guards: a refused
  * request never reaches it. Runs the handler in the request's audit scope, so the first transaction
- * it commits records the route's event (audit.subscriber.ts). A write that committed no transaction
- * (a single statement in autocommit) has its event recorded right after, in a transaction of its own;
- * a create whose row the commit hook did not see gets its target id from the response.
+ * it commits records the route's event (audit.subscriber.ts). A route whose writes are single
+ * statements (no transaction of their own) is marked `transaction` in the catalogue: its handler runs
+ * in one transaction that every query of the request joins, and its event commits with it. A route
+ * that committed no transaction and is not so marked would get its event apart from its write: under
+ * AUDIT_STRICT that is a 500 (every e2e test of a writing route checks it), else an error logged and
+ * the event recorded in a transaction of its own. A create whose row the commit hook did not see gets
+ * its target id from the response, before the event commits or is sealed.
  */
 @Injectable()
-export class AuditInterceptor implements NestInterceptor {
+export class AuditInterceptor implements NestInterceptor, OnModuleInit {
   private readonly logger = new Logger('Audit');
   private readonly routes = new WeakMap<object, { route: AuditedRoute; operationId: string }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly subscriber: AuditCommitSubscriber,
+    private readonly recorder: AuditRecorder,
     private readonly config: AppConfig,
   ) {}
+
+  onModuleInit(): void {
+    joinRequestTransactions(this.dataSource);
+  }
 
   declare(handler: object, route: AuditedRoute, operationId: string): void {
     this.routes.set(handler, { route, operationId });
@@ -67,21 +76,62 @@ export class AuditInterceptor implements NestInterceptor {
   }
 
   private async finish(scope: AuditScope, handled: Observable<unknown>): Promise<unknown> {
+    if (scope.route.transaction) return this.finishInTransaction(scope, handled);
+    await this.readBefore(scope, this.dataSource.manager);
     const body = await lastValue(handled);
     if (!scope.recordedId) {
+      const apart = `${scope.operationId} committed no transaction: its audit event would be recorded apart from its write (mark the route \`transaction\` in the catalogue)`;
+      if (this.config.auditStrict) throw new Error(apart);
+      this.logger.error({ msg: 'audit event recorded apart from its write', operationId: scope.operationId });
       await auditScope.run(scope, () => this.dataSource.transaction((em) => this.subscriber.recordRoute(scope, em)));
     }
-    if (!scope.recordedId) {
-      // The organization could not be known: the catalogue or the service must say it (audit-coverage test).
-      if (this.config.auditStrict) throw new Error(`${scope.operationId} succeeded without recording its audit event`);
-      this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
-    }
-    if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body);
+    this.requireRecorded(scope);
+    if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body, this.dataSource.manager);
     return body;
   }
 
+  /** The handler, then its event, in one transaction that every query of the request joins; rolled back if either fails. */
+  private async finishInTransaction(scope: AuditScope, handled: Observable<unknown>): Promise<unknown> {
+    const runner = this.dataSource.createQueryRunner('master');
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      scope.transaction = runner;
+      await this.readBefore(scope, runner.manager);
+      const body = await lastValue(handled);
+      if (!scope.recordedId) await auditScope.run(scope, () => this.subscriber.recordRoute(scope, runner.manager));
+      this.requireRecorded(scope);
+      if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body, runner.manager);
+      scope.transaction = undefined;
+      await runner.commitTransaction();
+      return body;
+    } catch (error) {
+      scope.transaction = undefined;
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The target's row as it is before the handler, for routes whose code loads it by SQL (`table` in the catalogue). */
+  private async readBefore(scope: AuditScope, em: EntityManager): Promise<void> {
+    const { table, id } = scope.route;
+    const targetId = table && !id.startsWith('+') ? scope.request.params?.[id] : undefined;
+    if (!table || typeof targetId !== 'string') return;
+    const rows: Record<string, unknown>[] = await em.query(`SELECT * FROM "${table.replace(/"/g, '')}" WHERE id = $1`, [targetId]);
+    if (rows[0]) (scope.loaded ??= []).unshift({ table, row: camelCased(rows[0]) });
+  }
+
+  private requireRecorded(scope: AuditScope): void {
+    if (scope.recordedId) return;
+    // The organization could not be known: the catalogue or the service must say it (audit-coverage test).
+    if (this.config.auditStrict) throw new Error(`${scope.operationId} succeeded without recording its audit event`);
+    this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
+  }
+
   /** The id (and label) of a created resource the commit hook could not see, from the response; before the event is sealed. */
-  private async completeTarget(eventId: string, body: unknown): Promise<void> {
+  private async completeTarget(eventId: string, body: unknown, em: EntityManager): Promise<void> {
     const row = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const id = typeof row.id === 'string' ? row.id : typeof row.slug === 'string' ? row.slug : null;
     if (!id) {
@@ -89,12 +139,34 @@ export class AuditInterceptor implements NestInterceptor {
       return;
     }
     const label = [row.title, row.name, row.label].find((value) => typeof value === 'string') as string | undefined;
-    // The id's time is the event's `occurred_at` (uuid7.ts): one partition, whose unsealed events are few.
-    await this.dataSource.query(
-      `UPDATE audit_events SET target_id = $2, target_label = coalesce(target_label, $3) WHERE occurred_at = $4 AND id = $1 AND seq IS NULL`,
-      [eventId, id, label?.slice(0, 256) ?? null, uuidv7Time(eventId)],
-    );
+    await this.recorder.setTarget(em, eventId, id, label?.slice(0, 256) ?? null);
   }
+}
+
+function camelCased(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([column, value]) => [column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]));
+}
+
+const JOINS = Symbol('quire.audit.joinsRequestTransactions');
+const releaseNothing = (): Promise<void> => Promise.resolve();
+
+/**
+ * Makes the data source hand a request's own transaction (`AuditScope.transaction`, while open) to
+ * whatever in the request asks it for a primary query runner: repositories, `dataSource.query`,
+ * `dataSource.transaction` (then a savepoint). Releasing it is the interceptor's, not theirs.
+ * Everything outside such a request is untouched.
+ */
+export function joinRequestTransactions(dataSource: DataSource): void {
+  const marked = dataSource as DataSource & { [JOINS]?: true };
+  if (marked[JOINS]) return;
+  marked[JOINS] = true;
+  const own = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (mode: ReplicationMode = 'master'): QueryRunner => {
+    // Reads too (`slave`): a replica would not see the request's writes before they commit.
+    const runner = auditScope.getStore()?.transaction;
+    if (!runner || runner.isReleased) return own(mode);
+    return new Proxy(runner, { get: (target, property) => (property === 'release' ? releaseNothing : Reflect.get(target, property)) });
+  };
 }
 
 function lastValue(source: Observable<unknown>): Promise<unknown> {

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntitySubscriberInterface, InsertEvent, RemoveEvent, TransactionCommitEvent, UpdateEvent } from 'typeorm';
+import { DataSource, EntitySubscriberInterface, InsertEvent, LoadEvent, RemoveEvent, TransactionCommitEvent, UpdateEvent } from 'typeorm';
 import { auditScope, type AuditScope } from './audit.context';
 import { summarizeChanges } from './audit-changes';
 import { AuditRecorder } from './audit-recorder';
@@ -28,6 +28,31 @@ function labelOf(row: Row | undefined): string | null {
   return null;
 }
 
+const MAX_LOADED = 64;
+
+/**
+ * The row a route changed, as it was before the write: among the rows the request loaded, the
+ * route's target (its id, or a foreign key, slug or name equal to the target id: a member's
+ * membership row names the user) holding the most of the fields the body sets.
+ */
+export function beforeRow(loaded: AuditScope['loaded'], targetId: string | undefined, body: Row | undefined): Row | undefined {
+  if (!loaded || !targetId || !body || typeof body !== 'object') return undefined;
+  const fields = Object.keys(body);
+  let best: Row | undefined;
+  let bestScore = 0;
+  for (const { row } of loaded) {
+    const names = row.id === targetId || row.slug === targetId || row.name === targetId;
+    const refers = names || Object.entries(row).some(([key, value]) => key.endsWith('Id') && value === targetId);
+    if (!refers) continue;
+    const score = fields.filter((field) => field in row).length * 2 + (names ? 1 : 0);
+    if (score > bestScore && score > 1) {
+      best = row;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 /**
  * The commit hook of every transaction a writing request opens: the first commit of the request
  * records the route's declared event (audit-catalogue.ts) in that same transaction, unless the code
@@ -45,8 +70,21 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
     this.dataSource.subscribers.push(this);
   }
 
+  /** Keeps a copy of each row the request loads before recording (the `before` of its event's changes). */
+  afterLoad(entity: Row, event?: LoadEvent<Row>): void {
+    const scope = auditScope.getStore();
+    if (!scope || scope.recordedId || scope.wrote || !event || !entity) return;
+    const loaded = (scope.loaded ??= []);
+    if (loaded.length >= MAX_LOADED) return;
+    const table = event.metadata.tableName;
+    const id = entity.id;
+    if (id !== undefined && loaded.some((seen) => seen.table === table && seen.row.id === id)) return;
+    loaded.push({ table, row: { ...entity } });
+  }
+
   afterInsert(event: InsertEvent<Row>): void {
     const scope = auditScope.getStore();
+    if (scope) scope.wrote = true;
     if (!scope || scope.recordedId || !event.entity) return;
     if (!scope.inserted && scope.route.id === `+${event.metadata.tableName}`) scope.inserted = event.entity;
     scope.insertedOrganizationId ??= str(event.entity.organizationId);
@@ -62,6 +100,7 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
 
   private noteOrganization(row: Row | undefined): void {
     const scope = auditScope.getStore();
+    if (scope) scope.wrote = true;
     if (scope && !scope.recordedId && row) scope.insertedOrganizationId ??= str(row.organizationId);
   }
 
@@ -100,8 +139,8 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
     } else {
       targetId = str(request.params?.[route.id]);
     }
-    const before = route.target === 'space' ? space : route.target === 'collection' ? collection : undefined;
-    if (route.target === 'space' || route.target === 'collection') label ??= labelOf(before);
+    const before = route.target === 'space' ? space : route.target === 'collection' ? collection : beforeRow(scope.loaded, targetId, body);
+    label ??= labelOf(before);
     if (!targetId) scope.targetPending = true;
     await this.recorder.record(em, {
       organizationId,

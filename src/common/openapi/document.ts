@@ -17,7 +17,33 @@ export function buildOpenApiDocument(app: INestApplication, schemas: Record<stri
   const document = SwaggerModule.createDocument(app, config);
   document.components = { ...document.components, schemas: { ...schemas, ...document.components?.schemas } as never };
   describeIdempotencyKeys(document);
+  describeExtensionEvents(document);
   return document;
+}
+
+/**
+ * Quire extension events (`x-quire-extension`), asked for in `PublishIntegration.events`: `audit_event`
+ * hands an installation its organization's audit events, in chain order, up to 100 per event.
+ */
+function describeExtensionEvents(document: OpenAPIObject): void {
+  const schemas = (document.components!.schemas ??= {}) as Record<string, Record<string, unknown>>;
+  schemas.AuditEventIntegrationEvent = {
+    'x-quire-extension': 'audit-event',
+    description:
+      'Quire extension event, delivered to installations of integrations that list `audit_event` in their events: ' +
+      'audit events of the installation’s organization, sealed in its hash chain, in chain order, each once.',
+    type: 'object',
+    required: ['type', 'eventId', 'installationId', 'organizationId', 'events'],
+    properties: {
+      type: { type: 'string', const: 'audit_event' },
+      eventId: { type: 'string' },
+      installationId: { type: 'string' },
+      organizationId: { type: 'string' },
+      events: { type: 'array', maxItems: 100, items: { $ref: '#/components/schemas/AuditEventDetails' } },
+    },
+  };
+  const publish = schemas.PublishIntegrationDto?.properties as Record<string, Record<string, unknown>> | undefined;
+  if (publish?.events) publish.events['x-quire-extension'] = 'integration-events';
 }
 
 /** Every create (a POST answering 201) takes an optional `Idempotency-Key` (common/idempotency). */

@@ -22,7 +22,7 @@ interface FailureCounted {
 
 function countAuthFailure(this: Response & FailureCounted): void {
   const failure = this[AUTH_FAILURE];
-  if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key);
+  if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key, this.req);
 }
 
 /**

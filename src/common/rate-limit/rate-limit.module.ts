@@ -25,6 +25,6 @@ import { RedisWindowStorage } from './redis-window.storage';
     RateLimiter,
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [RateLimiter],
+  exports: [RateLimiter, RATE_LIMIT_STORE],
 })
 export class RateLimitModule {}

@@ -16,8 +16,13 @@ export interface Usage {
  * (after it): the per-installation budget of script tokens, known only once a token names its
  * installation, and the failed-authentication lockout, which refuses only a failing attempt.
  */
+/** Told of each failed authentication of an address at or past the lockout (`failures`: its count, null when refused by the lockout). */
+export type LockedOutFailureListener = (request: Request, failures: number | null) => void;
+
 @Injectable()
 export class RateLimiter {
+  private readonly lockedOutListeners: LockedOutFailureListener[] = [];
+
   constructor(
     @Inject(RATE_LIMIT_STORE) readonly storage: RateLimitStore,
     private readonly config: AppConfig,
@@ -70,9 +75,24 @@ export class RateLimiter {
    * for the failure window). On Redis the hit is a promise that never rejects (the store counts its
    * own failures): nothing waits for it.
    */
-  recordAuthFailure(key: string): void {
+  recordAuthFailure(key: string, request?: Request): void {
     const { authFailures, authFailureWindowMs } = this.config.rateLimit;
-    void this.storage.hit(key, authFailureWindowMs, authFailures - 1, authFailureWindowMs, 'auth-failure');
+    const record = this.storage.hit(key, authFailureWindowMs, authFailures - 1, authFailureWindowMs, 'auth-failure');
+    if (!request || this.lockedOutListeners.length === 0) return;
+    const judge = (taken: WindowRecord) => {
+      if (taken.totalHits >= authFailures) this.lockedOut(request, taken.totalHits);
+    };
+    if (record instanceof Promise) void record.then(judge, () => undefined);
+    else judge(record);
+  }
+
+  /** Listens to failed authentications past the lockout: the one that trips it, and those it then refuses (the audit log's sign-in failures). */
+  onLockedOutFailure(listener: LockedOutFailureListener): void {
+    this.lockedOutListeners.push(listener);
+  }
+
+  private lockedOut(request: Request, failures: number | null): void {
+    for (const listener of this.lockedOutListeners) listener(request, failures);
   }
 
   /** Whether a lockout refuses the request at the guard, before its budgets are counted. */
@@ -87,6 +107,7 @@ export class RateLimiter {
   refuseIfLockedOut(request: Request, response: Response): void {
     const blockedFor = request.authLockout;
     if (!blockedFor) return;
+    this.lockedOut(request, null);
     this.refuse(
       response,
       { limit: this.config.rateLimit.authFailures, remaining: 0, reset: blockedFor },

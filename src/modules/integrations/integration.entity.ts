@@ -57,6 +57,10 @@ export class Integration {
   @Column('jsonb', { transformer: encryptedJson('integrations.secrets') })
   secrets: Record<string, string>;
 
+  /** Quire extension events the integration asks for (`audit_event`): the public events need no asking. */
+  @Column('jsonb', { default: () => "'[]'::jsonb" })
+  events: string[];
+
   @Column('jsonb', { nullable: true })
   contentSecurityPolicy: string | Record<string, string> | null;
 

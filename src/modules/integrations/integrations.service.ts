@@ -180,6 +180,7 @@ export class IntegrationsService {
       configurations,
       secrets,
       contentSecurityPolicy: dto.contentSecurityPolicy ?? null,
+      events: [...new Set(dto.events ?? [])],
       icon,
       hasIcon: icon !== null,
       previewImages: dto.previewImages ?? [],

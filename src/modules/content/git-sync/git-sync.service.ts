@@ -52,22 +52,23 @@ export class GitSyncService implements OnModuleInit {
   /** Checks the repository and ref now (a 400 for what can never work), then queues the export. */
   async requestExport(user: User, access: SpaceAccess, dto: ExportToGitRepositoryDto): Promise<void> {
     const { path, ref } = this.target(dto.url, dto.ref);
-    await this.jobs.send(GIT_SYNC, {
-      direction: 'export',
-      spaceId: access.space.id,
-      userId: user.id,
-      path,
-      ref,
-      url: dto.url,
-      commitMessage: dto.commitMessage,
-    });
+    // Queued in a transaction of its own: the request's audit event commits with the job.
+    await this.dataSource.transaction((manager) =>
+      this.jobs.send(
+        GIT_SYNC,
+        { direction: 'export', spaceId: access.space.id, userId: user.id, path, ref, url: dto.url, commitMessage: dto.commitMessage },
+        { manager },
+      ),
+    );
   }
 
   async requestImport(user: User, access: SpaceAccess, dto: ImportGitRepositoryDto): Promise<void> {
     const { path, ref } = this.target(dto.url, dto.ref);
     if (!(await isRepository(path))) throw contentError('content.git_bad_repository', 'url: no git repository there');
     if (!(await resolveCommit(path, ref))) throw contentError('content.git_bad_repository', `ref: ${dto.ref} not found in the repository`);
-    await this.jobs.send(GIT_SYNC, { direction: 'import', spaceId: access.space.id, userId: user.id, path, ref, url: dto.url });
+    await this.dataSource.transaction((manager) =>
+      this.jobs.send(GIT_SYNC, { direction: 'import', spaceId: access.space.id, userId: user.id, path, ref, url: dto.url }, { manager }),
+    );
   }
 
   private target(url: string, ref: string): { path: string; ref: string } {

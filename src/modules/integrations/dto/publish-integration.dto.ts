@@ -12,6 +12,8 @@ export const TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export const VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 /** The public description's `IntegrationScope` values. */
 export const SCOPES = INTEGRATION_SCOPES;
+/** Quire extension events an integration may ask for (`x-quire-extension`); the public events need no asking. */
+export const EXTENSION_EVENTS = ['audit_event'] as const;
 export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
 
 /** `POST /v1/integrations/{name}`: the body `@gitbook/cli` sends (section 4.17, public `PublishIntegration`). */
@@ -87,6 +89,18 @@ export class PublishIntegrationDto {
   @Optional()
   @IsObject()
   secrets?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: EXTENSION_EVENTS,
+    description:
+      'Quire extension: the extension events the integration asks for. `audit_event` delivers the organization’s audit log to each installation, in batches (schema `AuditEventIntegrationEvent`)',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(EXTENSION_EVENTS.length)
+  @IsIn(EXTENSION_EVENTS, { each: true, message: 'events: each must be one of audit_event' })
+  events?: string[];
 
   @ApiPropertyOptional({ description: 'Policy applied to script content: a string or a map of directives' })
   @Optional()
