@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * every e2e test file would otherwise pay their load. Checked in a plain node process, where `require.cache`
  * lists every module the app module pulled in (jest's registry does not expose it).
  */
-const LAZY = ['miniflare', 'pdfkit', 'fontkit', 'yaml', 'cheerio', 'undici'];
+const LAZY = ['miniflare', 'pdfkit', 'fontkit', 'yaml', 'cheerio', 'undici', 'jose'];
 
 describe('libraries loaded on first use', () => {
   it('are not loaded with the app module', () => {
