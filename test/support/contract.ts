@@ -1,7 +1,11 @@
-import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { _, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
+import standaloneCode from 'ajv/dist/standalone';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Response } from 'supertest';
+import { contractFormats } from './contract-formats';
 
 /**
  * Contract checks against the public API description (`@gitbook/api`'s spec/openapi.json):
@@ -10,49 +14,96 @@ import type { Response } from 'supertest';
 type Json = Record<string, any>;
 
 const SPEC_ID = 'https://public.api/openapi.json';
-const spec = JSON.parse(readFileSync(require.resolve('@gitbook/api/spec/openapi.json'), 'utf8')) as Json;
-spec.$id = SPEC_ID;
+const SPEC_FILE = require.resolve('@gitbook/api/spec/openapi.json');
+const FORMATS_MODULE = require.resolve('./contract-formats');
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
-// The description's own formats: an emoji is a codepoint in hex ("1f389") or the character itself
-// (empty when a space has none), an icon is a name ("gear"). Registering them keeps Ajv from warning.
-ajv.addFormat('emoji', /^(?:|[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*|\P{ASCII}[^\s]*)$/iu);
-ajv.addFormat('icon', /^[a-z0-9][a-z0-9-]*$/);
-ajv.addSchema(spec);
+/**
+ * Compiled validators are kept on disk as code (ajv's standalone output), shared by every test file and run:
+ * parsing the 1.7 MB description and compiling a validator cost each file a few hundred milliseconds of CPU.
+ * A validator's file is named by what decides its code: these files' source, the description's file, ajv, and the operation.
+ */
+const CACHE_DIR = join(__dirname, '../../node_modules/.cache/quire-contract');
+const cacheSalt = (() => {
+  const spec = statSync(SPEC_FILE);
+  const versions = ['ajv', 'ajv-formats'].map((name) => (require(`${name}/package.json`) as { version: string }).version);
+  return [readFileSync(__filename, 'utf8'), readFileSync(FORMATS_MODULE, 'utf8'), spec.size, spec.mtimeMs, ...versions].join('\0');
+})();
+const cacheFile = (key: string) => join(CACHE_DIR, `${createHash('sha256').update(cacheSalt).update(key).digest('hex').slice(0, 32)}.js`);
 
-const operations = new Map<string, { path: string; method: string; operation: Json }>();
-for (const [path, item] of Object.entries(spec.paths as Json)) {
-  for (const [method, operation] of Object.entries(item as Json)) {
-    if (operation && typeof operation === 'object' && 'operationId' in operation) operations.set(operation.operationId, { path, method, operation });
+/** The description and an Ajv holding it, built only when a validator is not cached yet. */
+let loaded: { spec: Json; ajv: Ajv2020; operations: Map<string, { path: string; method: string; operation: Json }> } | undefined;
+function description(): NonNullable<typeof loaded> {
+  if (loaded) return loaded;
+  const spec = JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as Json;
+  spec.$id = SPEC_ID;
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateFormats: true,
+    code: { source: true, formats: _`require(${FORMATS_MODULE}).contractFormats` },
+  });
+  addFormats(ajv);
+  // Registering the description's own formats keeps Ajv from warning.
+  ajv.addFormat('emoji', contractFormats.emoji);
+  ajv.addFormat('icon', contractFormats.icon);
+  ajv.addSchema(spec);
+  const operations = new Map<string, { path: string; method: string; operation: Json }>();
+  for (const [path, item] of Object.entries(spec.paths as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      if (operation && typeof operation === 'object' && 'operationId' in operation) operations.set(operation.operationId, { path, method, operation });
+    }
   }
+  return (loaded = { spec, ajv, operations });
 }
 
 const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new Map<string, ValidateFunction | undefined>();
+
+/**
+ * The validator `key` names: from this file's map, else from the disk cache, else built by `build` (undefined when
+ * the description has no schema there) and written to the cache as code (or as `null`).
+ */
+function cachedValidator(key: string, build: () => { schemaRef: string } | undefined): ValidateFunction | undefined {
+  if (compiled.has(key)) return compiled.get(key);
+  const file = cacheFile(key);
+  let validate: ValidateFunction | undefined;
+  if (existsSync(file)) {
+    validate = (require(file) as ValidateFunction | null) ?? undefined;
+  } else {
+    const target = build();
+    validate = target && description().ajv.compile({ $ref: target.schemaRef });
+    const code = validate ? standaloneCode(description().ajv, validate) : 'module.exports = null;\n';
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // Written aside then renamed: two workers compiling the same validator never read half a file.
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, code);
+    renameSync(temporary, file);
+  }
+  compiled.set(key, validate);
+  return validate;
+}
 
 /** The validator of the JSON body of `operationId` answering `status`, or undefined when the description has none. */
 function validatorFor(operationId: string, status: number): ValidateFunction | undefined {
-  const key = `${operationId} ${status}`;
-  if (compiled.has(key)) return compiled.get(key);
-  const found = operations.get(operationId);
-  if (!found) throw new Error(`operationId ${operationId} is not in the public description`);
-  const responses = found.operation.responses as Json;
-  const statusKey = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
-  if (!statusKey) return undefined;
-  let response = responses[statusKey] as Json;
-  let ref = `#/paths/${pointer(found.path, found.method)}/responses/${statusKey}`;
-  if (response.$ref && !response.content) {
-    ref = response.$ref as string;
-    response = ref
-      .split('/')
-      .slice(1)
-      .reduce((node: Json, part) => node[part.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  }
-  if (!response.content?.['application/json']?.schema) return undefined;
-  const validate = ajv.compile({ $ref: `${SPEC_ID}${ref}/content/${pointer('application/json')}/schema` });
-  compiled.set(key, validate);
-  return validate;
+  return cachedValidator(`${operationId} ${status}`, () => {
+    const { spec, operations } = description();
+    const found = operations.get(operationId);
+    if (!found) throw new Error(`operationId ${operationId} is not in the public description`);
+    const responses = found.operation.responses as Json;
+    const statusKey = [String(status), `${String(status)[0]}XX`, 'default'].find((candidate) => candidate in responses);
+    if (!statusKey) return undefined;
+    let response = responses[statusKey] as Json;
+    let ref = `#/paths/${pointer(found.path, found.method)}/responses/${statusKey}`;
+    if (response.$ref && !response.content) {
+      ref = response.$ref as string;
+      response = ref
+        .split('/')
+        .slice(1)
+        .reduce((node: Json, part) => node[part.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+    }
+    if (!response.content?.['application/json']?.schema) return undefined;
+    return { schemaRef: `${SPEC_ID}${ref}/content/${pointer('application/json')}/schema` };
+  });
 }
 
 /** Fails the test when the response body does not match the public schema of the operation. */
@@ -87,12 +138,10 @@ export function expectErrorEnvelope(res: Response, status: number, message?: Reg
  * Quire's own routes, such as links lists, whose items are public shapes).
  */
 export function expectPublicSchema(value: unknown, name: string): void {
-  const key = `#schema ${name}`;
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${pointer(name)}` });
-    compiled.set(key, validate);
-  }
+  const validate = cachedValidator(`#schema ${name}`, () => {
+    if (!description().spec.components.schemas[name]) throw new Error(`${name} is not a schema of the public description`);
+    return { schemaRef: `${SPEC_ID}#/components/schemas/${pointer(name)}` };
+  }) as ValidateFunction;
   if (!validate(value)) {
     const problems = (validate.errors ?? []).slice(0, 8).map((error) => `${error.instancePath || '(value)'} ${error.message} ${JSON.stringify(error.params)}`);
     throw new Error(`value does not match the public schema ${name}:\n  ${problems.join('\n  ')}\nvalue: ${JSON.stringify(value).slice(0, 2000)}`);

@@ -1,5 +1,11 @@
-import { SignJWT } from 'jose';
 import type { MemberRoleOrGuest } from '../../common/roles';
+
+/** jose is loaded on first use, not with the module: every start and test file loads this module, few sign or check a JWT. */
+let joseModule: typeof import('jose') | undefined;
+function jose(): typeof import('jose') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (joseModule ??= require('jose') as typeof import('jose'));
+}
 
 /** How long a visitor-claims token stays valid. */
 export const VISITOR_CLAIMS_TTL_SECONDS = 60 * 60;
@@ -20,7 +26,7 @@ export interface VisitorClaimsInput {
  */
 export function signVisitorClaims({ userId, organizationId, role, issuer, now = new Date() }: VisitorClaimsInput, key: Uint8Array): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ organization: organizationId, role })
+  return new (jose().SignJWT)({ organization: organizationId, role })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(userId)
     .setIssuer(issuer)

@@ -1,4 +1,4 @@
-import Ajv, { ErrorObject } from 'ajv';
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import type jsep from 'jsep';
 import { evaluateExpression, expressionProblem, parseExpression } from '../../common/expressions/expression';
 
@@ -56,7 +56,9 @@ const VISITOR_SCHEMA = {
 // only checked (validateSchema + VISITOR_SCHEMA), never compiled: Ajv caches what it compiles by `$id`,
 // so compiling every site's schema would grow the cache and refuse a second schema with the same `$id`.
 const ajv = new Ajv({ strict: false, allErrors: true });
-const validateVisitorSchema = ajv.compile(VISITOR_SCHEMA);
+// Compiled on the first visitor schema checked, not at module load (every start and test file loads this module).
+let visitorSchemaValidator: ValidateFunction | undefined;
+const validateVisitorSchema = () => (visitorSchemaValidator ??= ajv.compile(VISITOR_SCHEMA));
 
 const summarize = (prefix: string, errors: ErrorObject[] | null | undefined): string =>
   (errors ?? [])
@@ -73,7 +75,8 @@ export function adaptiveSchemaProblem(schema: unknown): string | null {
   const dialect = (schema as JsonObject).$schema;
   if (dialect !== undefined && dialect !== DRAFT_07) return `jsonSchema/$schema must be ${DRAFT_07} (a JSON Schema draft-07)`;
   if (!ajv.validateSchema(schema as JsonObject)) return `jsonSchema is not a valid JSON Schema draft-07: ${summarize('jsonSchema', ajv.errors)}`;
-  if (!validateVisitorSchema(schema)) return `jsonSchema is not an object of boolean claims: ${summarize('jsonSchema', validateVisitorSchema.errors)}`;
+  const validate = validateVisitorSchema();
+  if (!validate(schema)) return `jsonSchema is not an object of boolean claims: ${summarize('jsonSchema', validate.errors)}`;
   return null;
 }
 

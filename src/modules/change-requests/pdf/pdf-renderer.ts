@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { FILE_REF, parseMarkdown, type Token } from '../../content/markdown/markdown';
 
 /** A page to print, in tree order, with its depth (for the size of its title). */
@@ -22,6 +21,7 @@ const MARGIN = 56;
  * pdfkit maps them.
  */
 export function renderPdf(title: string, pages: PdfPage[], image: ImageSource): Promise<Buffer> {
+  const PDFDocument = loadPdfKit();
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, info: { Title: title, Producer: 'Quire' }, bufferPages: false });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,6 +42,16 @@ export function renderPdf(title: string, pages: PdfPage[], image: ImageSource): 
   if (pages.length === 0) doc.font('Helvetica').fontSize(BODY).text('This change request has no pages.');
   doc.end();
   return done;
+}
+
+/**
+ * pdfkit (with fontkit and its font tables) is loaded on the first PDF, not with the module: it costs a few hundred
+ * milliseconds of CPU that every server start and test file would pay though few ever print a change request.
+ */
+let pdfkitModule: typeof import('pdfkit') | undefined;
+function loadPdfKit(): typeof import('pdfkit') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (pdfkitModule ??= require('pdfkit') as typeof import('pdfkit'));
 }
 
 function renderMarkdown(doc: PDFKit.PDFDocument, markdown: string, image: ImageSource): void {

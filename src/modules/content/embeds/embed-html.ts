@@ -1,4 +1,9 @@
-import { load } from 'cheerio/slim';
+/** cheerio is loaded on first use, not with the module: every start and test file loads this module, few parse HTML. */
+let cheerioModule: typeof import('cheerio/slim') | undefined;
+function cheerio(): typeof import('cheerio/slim') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (cheerioModule ??= require('cheerio/slim') as typeof import('cheerio/slim'));
+}
 
 /** The public `Embed` of a link (the `link` alternative): what a reader sees of a URL before opening it. */
 export interface LinkEmbedJson {
@@ -15,7 +20,7 @@ export function bareLinkEmbed(url: string): LinkEmbedJson {
 
 /** The embed a fetched page describes: Open Graph first, then `<title>`; the icon its `<link rel=icon>` names. */
 export function linkEmbedFromHtml(url: string, html: string): LinkEmbedJson {
-  const $ = load(html);
+  const $ = cheerio().load(html);
   const meta = (key: string) => ($(`meta[property="${key}"]`).attr('content') ?? $(`meta[name="${key}"]`).attr('content'))?.trim() || undefined;
   const title = meta('og:title') ?? meta('twitter:title') ?? ($('title').first().text().trim() || undefined);
   const embed: LinkEmbedJson = { type: 'link', title: clip(title ?? url), site: clip(meta('og:site_name') ?? siteOf(url)) };

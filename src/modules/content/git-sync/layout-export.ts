@@ -1,9 +1,15 @@
-import { stringify } from 'yaml';
 import { documentToMarkdown, markdownToDocument } from '../document';
 import type { MarkdownRefs } from '../document/to-markdown';
 import { fileRef, pageRef } from '../markdown/markdown';
 import type { PageCover, PageLayout } from '../revision-page.entity';
 import { childrenOf, LayoutPage, LayoutPaths, layoutPaths, LayoutSpace, relativePath, SUMMARY, VARS_FILE } from './git-layout';
+
+/** yaml is loaded on first use, not with the module: every start and test file loads this module, few read or write YAML. */
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (yamlModule ??= require('yaml') as typeof import('yaml'));
+}
 
 /** Lets the event loop breathe between bodies of a long export (one page's parse is bounded, the whole space is not). */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -31,7 +37,7 @@ export async function exportLayout(space: LayoutSpace): Promise<Map<string, Buff
     out.set(path, Buffer.from(`${frontMatter({ title: reusable.title })}${body(reusable.markdown, path, paths)}`));
   }
   for (const file of space.files) out.set(paths.assetFiles.get(file.fileId) as string, file.data);
-  if (Object.keys(space.variables).length > 0) out.set(VARS_FILE, Buffer.from(stringify(space.variables)));
+  if (Object.keys(space.variables).length > 0) out.set(VARS_FILE, Buffer.from(yaml().stringify(space.variables)));
   return out;
 }
 
@@ -80,7 +86,7 @@ function pageFile(page: LayoutPage, path: string, paths: LayoutPaths, rootReadme
 }
 
 export function frontMatter(matter: Record<string, unknown>): string {
-  return Object.keys(matter).length > 0 ? `---\n${stringify(matter, { lineWidth: 0 })}---\n\n` : '';
+  return Object.keys(matter).length > 0 ? `---\n${yaml().stringify(matter, { lineWidth: 0 })}---\n\n` : '';
 }
 
 /** GitBook's `cover`/`coverY` (plus `coverDark`): a file's relative path, or a URL. */

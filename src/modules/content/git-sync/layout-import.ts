@@ -1,5 +1,4 @@
 import { posix } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { documentToMarkdown, markdownToDocument } from '../document';
 import type { PageCover, PageLayout } from '../revision-page.entity';
 import { slugify, uniqueSlug } from '../tree/slugs';
@@ -19,6 +18,13 @@ import {
   eachRef,
 } from './git-layout';
 import { contentTypeOf } from './content-types';
+
+/** yaml is loaded on first use, not with the module: every start and test file loads this module, few read or write YAML. */
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (yamlModule ??= require('yaml') as typeof import('yaml'));
+}
 
 /** A repository that cannot be read as a space (no summary, a broken front matter…): the import fails with this message. */
 export class LayoutError extends Error {}
@@ -160,7 +166,7 @@ function withinRoot(repository: Map<string, Buffer>): RepositoryFiles {
 
 function yamlOf(text: string, path: string): unknown {
   try {
-    return parseYaml(text, { maxAliasCount: 100 });
+    return yaml().parse(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new LayoutError(`${path}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -1,4 +1,9 @@
-import { load } from 'cheerio/slim';
+/** cheerio is loaded on first use, not with the module: every start and test file loads this module, few parse HTML. */
+let cheerioModule: typeof import('cheerio/slim') | undefined;
+function cheerio(): typeof import('cheerio/slim') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (cheerioModule ??= require('cheerio/slim') as typeof import('cheerio/slim'));
+}
 
 export interface ExtractedPage {
   title: string;
@@ -83,7 +88,7 @@ export function htmlNestingDepth(html: string): number {
  */
 export function extractPage(html: string, pageUrl: string): ExtractedPage {
   if (htmlNestingDepth(html) > MAX_HTML_NESTING) throw new PageTooDeepError(`${pageUrl} nests its elements deeper than ${MAX_HTML_NESTING} levels`);
-  const $ = load(html);
+  const $ = cheerio().load(html);
   const base = absolute($('base[href]').attr('href'), pageUrl) ?? pageUrl;
 
   const links = $('a[href]')

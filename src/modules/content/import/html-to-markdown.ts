@@ -1,7 +1,13 @@
-import { load } from 'cheerio/slim';
 import TurndownService from 'turndown';
 import { encodeAttr } from '../document/dialect-scan';
 import { markDialect } from './html-dialect';
+
+/** cheerio is loaded on first use, not with the module: every start and test file loads this module, few parse HTML. */
+let cheerioModule: typeof import('cheerio/slim') | undefined;
+function cheerio(): typeof import('cheerio/slim') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (cheerioModule ??= require('cheerio/slim') as typeof import('cheerio/slim'));
+}
 
 /** What turndown hands a rule: a DOM node (domino's), read through these members only. */
 interface DomNode {
@@ -106,7 +112,7 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
  * at. Tables, admonitions, details, figures and titled code blocks become the dialect's blocks.
  */
 export function htmlToMarkdown(html: string, rewriteLink: (href: string) => string, rewriteImage: (src: string) => string | null): string {
-  const $ = load(html, {}, false);
+  const $ = cheerio().load(html, {}, false);
   $('a[href]').each((_, element) => {
     const href = $(element).attr('href') as string;
     $(element).attr('href', href.startsWith('#') ? href : rewriteLink(href));

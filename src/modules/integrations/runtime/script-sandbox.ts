@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { readdir, readFile } from 'node:fs/promises';
-import { Log, LogLevel, Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { AppConfig } from '../../../config/app-config';
 import type { TraceLog } from '../integration.read-model';
 import { FETCH_MODULE, WRAPPER_MODULE } from './script-wrapper';
@@ -267,6 +267,7 @@ export class ScriptSandbox implements OnApplicationShutdown {
     }
     const before = new Set(await this.workerdChildren());
     const signalHandlers = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
+    const { Log, LogLevel, Miniflare } = loadMiniflare();
     const mf = new Miniflare({
       modulesRoot: '/integration',
       modules: [
@@ -340,6 +341,16 @@ export class ScriptSandbox implements OnApplicationShutdown {
     }
     return pids;
   }
+}
+
+/**
+ * miniflare (and undici, workerd's bindings) is loaded on the first script start, not with the module: it costs
+ * most of a second of CPU, and every server start and test file would pay it though few ever run a script.
+ */
+let miniflareModule: typeof import('miniflare') | undefined;
+function loadMiniflare(): typeof import('miniflare') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (miniflareModule ??= require('miniflare') as typeof import('miniflare'));
 }
 
 /**

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Lexer, parse as parseYaml } from 'yaml';
+
+/** yaml is loaded on first use, not with the module: every start and test file loads this module, few read or write YAML. */
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (yamlModule ??= require('yaml') as typeof import('yaml'));
+}
 
 /**
  * Pure helpers over the files of a specification: parsing one file (JSON or YAML), walking its
@@ -64,7 +70,7 @@ function parseSpecSyntax(text: string, name: string): { format: SpecFormat; docu
 function parseYamlText(text: string, name: string): unknown {
   checkYamlNesting(text, name);
   // uniqueKeys: a duplicated key is an error, not a silent overwrite; maxAliasCount bounds alias expansion.
-  return parseYaml(text, { maxAliasCount: 1000, uniqueKeys: true, prettyErrors: true });
+  return yaml().parse(text, { maxAliasCount: 1000, uniqueKeys: true, prettyErrors: true });
 }
 
 /**
@@ -77,7 +83,7 @@ function checkYamlNesting(text: string, name: string): void {
   let flow = 0;
   let onLine = 0;
   let explicitKeys = 0;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of new (yaml().Lexer)().lex(text)) {
     if (token === '[' || token === '{') {
       if (++flow > MAX_NESTING) throw tooDeep();
     } else if (token === ']' || token === '}') {

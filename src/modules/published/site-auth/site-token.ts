@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
 import type { SitePrincipal } from './site-principal';
+
+/** jose is loaded on first use, not with the module: every start and test file loads this module, few sign or check a JWT. */
+let joseModule: typeof import('jose') | undefined;
+function jose(): typeof import('jose') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (joseModule ??= require('jose') as typeof import('jose'));
+}
 
 /**
  * Site API tokens: HS256 JWTs whose payload is the public `SiteAPIToken` (kind `site`, organization,
@@ -40,7 +46,7 @@ export async function signSiteToken(input: SiteTokenInput, key: Uint8Array, now 
     draft: input.changeRequestId !== undefined,
     ...(input.changeRequestId ? { changeRequest: input.changeRequestId } : {}),
   };
-  return new SignJWT(payload)
+  return new (jose().SignJWT)(payload)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER_AUDIENCE)
     .setAudience(ISSUER_AUDIENCE)
@@ -52,7 +58,7 @@ export async function signSiteToken(input: SiteTokenInput, key: Uint8Array, now 
 /** The principal of a valid site token, or null (bad signature, another algorithm, expired, not a site token). */
 export async function verifySiteToken(token: string, key: Uint8Array): Promise<SitePrincipal | null> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER_AUDIENCE, audience: ISSUER_AUDIENCE });
+    const { payload } = await jose().jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER_AUDIENCE, audience: ISSUER_AUDIENCE });
     if (payload.kind !== 'site' || typeof payload.site !== 'string' || typeof payload.organization !== 'string') return null;
     if (typeof payload.siteSpace !== 'string' || typeof payload.space !== 'string' || !Array.isArray(payload.spaces)) return null;
     return {
