@@ -81,7 +81,21 @@ export async function startReplicaCluster(options: { applyDelayMs: number; datab
     await admin.query(`CREATE DATABASE ${database}`);
     await admin.end();
 
-    await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast']);
+    await pg('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaDir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+      '--checkpoint=fast',
+    ]);
     appendFileSync(join(replicaDir, 'postgresql.conf'), `${settings(replicaPort)}hot_standby = on\nrecovery_min_apply_delay = '${options.applyDelayMs}ms'\n`);
     await pg('pg_ctl', ['-D', replicaDir, '-l', join(dir, 'replica.log'), '-w', 'start']);
     started = [replicaDir, primaryDir];
