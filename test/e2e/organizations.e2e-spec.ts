@@ -2,6 +2,7 @@ import { expectRefused } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createSite } from '../support/site-builders';
+import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('organizations', () => {
@@ -60,6 +61,34 @@ describe('organizations', () => {
   });
 
   describe('GET /v1/orgs/{organizationId}', () => {
+    it("reads a member's membership with the token, in one round trip; a stranger still gets 404, a disabled member too", async () => {
+      const org = await createOrganization(t);
+      const stranger = await createUser(t);
+      // A spy that keeps the real method: it only counts the organization guard's own lookups.
+      const lookups = jest.spyOn(t.app.get(OrganizationsRepository), 'findMembership');
+      try {
+        const res = await t.http
+          .get(`/v1/orgs/${org.id}`)
+          .set(...org.admin.auth)
+          .expect(200);
+        expectContract(res, 'getOrganizationById');
+        expect(lookups).not.toHaveBeenCalled();
+        await t.http
+          .get(`/v1/orgs/${org.id}`)
+          .set(...stranger.auth)
+          .expect(404);
+        expect(lookups).toHaveBeenCalledTimes(1);
+      } finally {
+        lookups.mockRestore();
+      }
+      const member = await addMember(t, org, 'read');
+      await t.dataSource.query(`UPDATE memberships SET disabled = true WHERE organization_id = $1 AND user_id = $2`, [org.id, member.user.id]);
+      await t.http
+        .get(`/v1/orgs/${org.id}`)
+        .set(...member.auth)
+        .expect(404);
+    });
+
     it('answers the organization with permissions from the caller role', async () => {
       const org = await createOrganization(t);
       const reader = await addMember(t, org, 'read');

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Request } from 'express';
 import { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { User } from '../users/user.entity';
@@ -28,10 +29,14 @@ export class TokensService {
   /**
    * The user a bearer secret belongs to, or undefined for an unknown secret. `hashed`: the secret's
    * SHA-256 when the caller has it already (the rate-limit guard's), so a request hashes its token once.
+   * With the `request` of a route under `/v1/orgs/{organizationId}`, the caller's membership there is
+   * read in the same round trip and left on `request.membership` for the organization guard.
    */
-  async authenticate(secret: string, hashed = hashTokenSecret(secret)): Promise<User | undefined> {
-    const owner = await this.tokens.findOwnerByHash(hashed);
+  async authenticate(secret: string, hashed = hashTokenSecret(secret), request?: Request): Promise<User | undefined> {
+    const organizationId = request?.params?.organizationId;
+    const owner = await this.tokens.findOwnerByHash(hashed, typeof organizationId === 'string' ? organizationId : undefined);
     if (!owner) return undefined;
+    if (request && owner.membership) request.membership = owner.membership;
     const now = new Date();
     if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       // Off the request path: a failed bookkeeping write must not fail the caller's request.

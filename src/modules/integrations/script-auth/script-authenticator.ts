@@ -25,7 +25,7 @@ export class ScriptTokenAuthenticator implements Authenticator {
 
   async authenticate(secret: string, request?: Request): Promise<User | undefined> {
     const hashed = request?.bearerTokenHash ?? hashScriptToken(secret);
-    if (!secret.startsWith(SCRIPT_TOKEN_PREFIX)) return this.tokens.authenticate(secret, hashed);
+    if (!secret.startsWith(SCRIPT_TOKEN_PREFIX)) return this.tokens.authenticate(secret, hashed, request);
     const rows: {
       integration_id: string;
       name: string;
