@@ -5,7 +5,7 @@
  *    hour (folded), p50 of QUERY_RUNS; then 10M events spread over the year (BENCH_INSIGHTS_YEAR=0 skips).
  * Standalone: `node -r @swc-node/register bench/insights.bench.ts`. Uses DATABASE_URL (default: the
  * machine's PostgreSQL) to create and drop its own fresh database.
- * BENCH_INSIGHTS_ROUNDS (3), BENCH_INSIGHTS_BATCHES (200 per run), BENCH_INSIGHTS_HOUR (20000,200000,2000000),
+ * BENCH_INSIGHTS_ROUNDS (5), BENCH_INSIGHTS_BATCHES (1000 per run: a round of 200 lasted under a second and its ratio swung 0.36–0.67), BENCH_INSIGHTS_HOUR (20000,200000,2000000),
  * BENCH_INSIGHTS_YEAR (10000000), BENCH_INSIGHTS_AT_SECOND (45: the second of the minute the hour's aggregates are
  * measured at), BENCH_INSIGHTS_EXPLAIN (1: print their plans). */
 import { createHash } from 'node:crypto';
@@ -32,8 +32,8 @@ const list = (value: string) =>
     .split(',')
     .map(Number)
     .filter((n) => n > 0);
-const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 3);
-const BATCHES = Number(process.env.BENCH_INSIGHTS_BATCHES ?? 200);
+const ROUNDS = Number(process.env.BENCH_INSIGHTS_ROUNDS ?? 5);
+const BATCHES = Number(process.env.BENCH_INSIGHTS_BATCHES ?? 1000);
 const BATCH = 250;
 const CLIENTS = 8;
 const HOUR_VOLUMES = list(process.env.BENCH_INSIGHTS_HOUR ?? '20000,200000,2000000');
