@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import type { Counter } from 'prom-client';
+import { within } from '../common/async/within';
 
 /**
  * Keeps each key's highest WAL position at least `ARGV[2]` ms: KEYS the keys, ARGV[1] the position
@@ -90,11 +91,7 @@ export class SharedWritePositions {
 
   /** A reply within REDIS_TIMEOUT_MS, or a rejection. */
   private bounded<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
-    });
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    return within(work, this.options.timeoutMs, `Redis did not answer within ${this.options.timeoutMs} ms`);
   }
 
   private failed(error: Error, counted = true): void {

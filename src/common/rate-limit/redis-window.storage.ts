@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { Counter } from 'prom-client';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { BudgetHit, RateLimitStore, Taken, WindowRecord } from './rate-limit.store';
+import { within } from '../async/within';
 
 /**
  * One fixed-window hit, atomic on the Redis server: KEYS[1] the counter, KEYS[2] its block;
@@ -160,11 +161,7 @@ export class RedisWindowStorage implements RateLimitStore, OnModuleInit, OnModul
 
   /** A reply within REDIS_TIMEOUT_MS, or a rejection (commandTimeout alone does not bound a pipeline). */
   private bounded<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
-    });
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    return within(work, this.options.timeoutMs, `Redis did not answer within ${this.options.timeoutMs} ms`);
   }
 
   private failed(error: Error, counted = true): void {
