@@ -91,7 +91,9 @@ describe('start-up and stop', () => {
       { env: { PORT: 'abc' }, line: /^Invalid environment variable PORT: must be an integer number \(got "abc"\)$/ },
       { env: { PORT: '70000' }, line: /^Invalid environment variable PORT: must not be greater than 65535 \(got "70000"\)$/ },
     ];
-    const runs = cases.map(({ env }) => start({ DATABASE_URL: testDatabase(), LOG_LEVEL: 'info', ...env }));
+    // A free port each: a server of another test file on the default port would make each run report that port instead.
+    const ports = await Promise.all(cases.map(() => freePort()));
+    const runs = cases.map(({ env }, index) => start({ DATABASE_URL: testDatabase(), LOG_LEVEL: 'info', PORT: String(ports[index]), ...env }));
     for (const [index, run] of runs.entries()) {
       expect(await run.exited).toBe(1);
       const lines = run.output().trim().split('\n');
