@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import type { Counter } from 'prom-client';
+import { failFastRedis } from '../common/redis/fail-fast-redis';
 import { within } from '../common/async/within';
 
 /**
@@ -42,14 +43,7 @@ export class SharedWritePositions {
   errors?: Counter;
 
   constructor(private readonly options: { url: string; keyPrefix: string; timeoutMs: number }) {
-    this.redis = new Redis(options.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: options.timeoutMs,
-      commandTimeout: options.timeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    }) as PositionsRedis;
+    this.redis = failFastRedis(options.url, options.timeoutMs) as PositionsRedis;
     this.redis.defineCommand('quireRecordWrite', { lua: RECORD_SCRIPT });
     this.redis.on('error', (error: Error) => this.failed(error, false));
   }

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { Counter } from 'prom-client';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { BudgetHit, RateLimitStore, Taken, WindowRecord } from './rate-limit.store';
+import { failFastRedis } from '../redis/fail-fast-redis';
 import { within } from '../async/within';
 
 /**
@@ -92,14 +93,7 @@ export class RedisWindowStorage implements RateLimitStore, OnModuleInit, OnModul
     private readonly options: { url: string; keyPrefix: string; timeoutMs: number },
     metrics: MetricsService,
   ) {
-    this.redis = new Redis(options.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: options.timeoutMs,
-      commandTimeout: options.timeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    }) as WindowRedis;
+    this.redis = failFastRedis(options.url, options.timeoutMs) as WindowRedis;
     this.redis.defineCommand('quireWindowHit', { numberOfKeys: 2, lua: HIT_SCRIPT });
     this.redis.defineCommand('quireTake', { lua: TAKE_SCRIPT });
     // Connection errors (each reconnection attempt): logged, not counted; the commands they fail are.
