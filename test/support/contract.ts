@@ -2,7 +2,8 @@ import Ajv2020, { _, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { contractFormats } from './contract-formats';
@@ -20,15 +21,26 @@ const FORMATS_MODULE = require.resolve('./contract-formats');
 /**
  * Compiled validators are kept on disk as code (ajv's standalone output), shared by every test file and run:
  * parsing the 1.7 MB description and compiling a validator cost each file a few hundred milliseconds of CPU.
- * A validator's file is named by what decides its code: these files' source, the description's file, ajv, and the operation.
+ * The cache lives in the system's temporary folder, as jest's transform cache does, so a fresh clone or `npm ci`
+ * (which empties `node_modules`) on the same machine still finds it. A validator's file is named by the content
+ * of what decides its code: these files' source, the description, ajv's versions, and the operation. Its code
+ * names nothing by absolute path (it is run with this file's `require`), so any checkout can run it.
  */
-const CACHE_DIR = join(__dirname, '../../node_modules/.cache/quire-contract');
+const CACHE_DIR = join(tmpdir(), `quire-contract-${process.getuid?.() ?? 'user'}`);
 const cacheSalt = (() => {
-  const spec = statSync(SPEC_FILE);
   const versions = ['ajv', 'ajv-formats'].map((name) => (require(`${name}/package.json`) as { version: string }).version);
-  return [readFileSync(__filename, 'utf8'), readFileSync(FORMATS_MODULE, 'utf8'), spec.size, spec.mtimeMs, ...versions].join('\0');
+  const hash = createHash('sha256');
+  for (const part of [readFileSync(__filename), readFileSync(FORMATS_MODULE), readFileSync(SPEC_FILE), ...versions]) hash.update(part).update('\0');
+  return hash.digest('hex');
 })();
-const cacheFile = (key: string) => join(CACHE_DIR, `${createHash('sha256').update(cacheSalt).update(key).digest('hex').slice(0, 32)}.js`);
+const cacheFile = (key: string) => join(CACHE_DIR, `${createHash('sha256').update(cacheSalt).update(key).digest('hex').slice(0, 32)}.cjs`);
+
+/** Runs a cached validator's code as a module whose `require` is this file's (for `./contract-formats` and ajv's runtime). */
+function loadCached(file: string): ValidateFunction | null {
+  const module = { exports: {} as unknown };
+  new Function('require', 'module', 'exports', readFileSync(file, 'utf8'))(require, module, module.exports);
+  return module.exports as ValidateFunction | null;
+}
 
 /** The description and an Ajv holding it, built only when a validator is not cached yet. */
 let loaded: { spec: Json; ajv: Ajv2020; operations: Map<string, { path: string; method: string; operation: Json }> } | undefined;
@@ -40,7 +52,7 @@ function description(): NonNullable<typeof loaded> {
     strict: false,
     allErrors: true,
     validateFormats: true,
-    code: { source: true, formats: _`require(${FORMATS_MODULE}).contractFormats` },
+    code: { source: true, formats: _`require("./contract-formats").contractFormats` },
   });
   addFormats(ajv);
   // Registering the description's own formats keeps Ajv from warning.
@@ -68,7 +80,7 @@ function cachedValidator(key: string, build: () => { schemaRef: string } | undef
   const file = cacheFile(key);
   let validate: ValidateFunction | undefined;
   if (existsSync(file)) {
-    validate = (require(file) as ValidateFunction | null) ?? undefined;
+    validate = loadCached(file) ?? undefined;
   } else {
     const target = build();
     validate = target && description().ajv.compile({ $ref: target.schemaRef });
