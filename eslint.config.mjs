@@ -231,9 +231,12 @@ export default tseslint.config(
     },
   },
   {
-    // Plain Node scripts (CommonJS) that run before anything is built.
-    files: ['scripts/**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', module: 'writable' } },
+    // Plain Node scripts (CommonJS) that run before anything is built, and jest's own plug-ins (a sequencer, a transformer).
+    files: ['scripts/**/*.js', 'test/support/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', module: 'writable', Buffer: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
