@@ -8,10 +8,16 @@ import { AuditSealerService } from '../../src/modules/audit/audit-sealer.service
 import { addMember, Actor, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { TEST_DATABASE_URL } from '../support/database';
-import { publishScript } from '../support/integration-fixtures';
+import { publishScript, eventsOfType } from '../support/integration-fixtures';
 import { runCli } from '../support/run-cli';
-import { createSpace } from '../support/space-builders';
+import { createSpace, createCollection } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
+import { AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-catalogue';
+import { createTeam, selfSignedCertificatePem } from '../support/org-admin-builders';
+import { addSection, createSite, sitePath } from '../support/site-builders';
+import { declaredRoutes } from '../support/route-declarations';
+import { AuditDeliveryService } from '../../src/modules/audit/audit-delivery.service';
+import { AuditSignInService } from '../../src/modules/audit/audit-sign-in.service';
 
 interface EventRow {
   id: string;
@@ -556,5 +562,317 @@ describe('audit log (issue 28)', () => {
   it('scripts’ tokens are not users: an outsider without membership sees nothing', async () => {
     const outsider = await createUser(t);
     expectErrorEnvelope(await t.http.get(`/v1/orgs/${org.id}/audit-events`).set(...outsider.auth), 404);
+  });
+});
+
+interface ChangeEventRow {
+  id: string;
+  action: string;
+  target_id: string;
+  payload: { changes?: { field: string; before?: unknown; after?: unknown }[] };
+  xmin: string;
+}
+
+/**
+ * Issue 28, what an update records and when: `before` and `after` of every non-secret field an
+ * update route changes, in each module area (the row the request loaded before writing), and the
+ * event committed in the write's own transaction (same `xmin`) for routes whose writes are single
+ * statements (`transaction` in the catalogue).
+ */
+describe('audit: before/after of updates, in the write’s transaction', () => {
+  let t: TestApp;
+  let org: OrgFixture;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    org = await createOrganization(t, { title: 'Old org' });
+  });
+  afterAll(() => t.close());
+
+  const eventOf = async (action: string, targetId: string): Promise<ChangeEventRow> => {
+    const rows: ChangeEventRow[] = await t.dataSource.query(
+      `SELECT id, action, target_id, payload, xmin::text AS xmin FROM audit_events WHERE organization_id = $1 AND action = $2 AND target_id = $3`,
+      [org.id, action, targetId],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0];
+  };
+  const xminOf = async (table: string, id: string): Promise<string> =>
+    ((await t.dataSource.query(`SELECT xmin::text AS xmin FROM ${table} WHERE id = $1`, [id])) as { xmin: string }[])[0].xmin;
+  const patch = (path: string, body: object) =>
+    t.http
+      .patch(path)
+      .set(...org.admin.auth)
+      .send(body);
+
+  describe('before and after, per module area', () => {
+    it('organization settings (one statement: the event shares its transaction)', async () => {
+      await patch(`/v1/orgs/${org.id}`, { title: 'New org' }).expect(200);
+      const event = await eventOf('organization.updated', org.id);
+      expect(event.payload.changes).toEqual([{ field: 'title', before: 'Old org', after: 'New org' }]);
+      expect(event.xmin).toBe(await xminOf('organizations', org.id));
+    });
+
+    it('site, site section, share link and redirect', async () => {
+      const site = await createSite(t, org, { title: 'Old site' });
+      await patch(sitePath(org, site.id), { title: 'New site' }).expect(200);
+      expect((await eventOf('site.updated', site.id)).payload.changes).toEqual([{ field: 'title', before: 'Old site', after: 'New site' }]);
+
+      const section = await addSection(t, org, site.id, { title: 'Old section' });
+      await patch(`${sitePath(org, site.id)}/sections/${section.id}`, { title: 'New section' }).expect(200);
+      expect((await eventOf('site_section.updated', section.id)).payload.changes).toEqual([{ field: 'title', before: 'Old section', after: 'New section' }]);
+
+      const link = await t.http
+        .post(`${sitePath(org, site.id)}/share-links`)
+        .set(...org.admin.auth)
+        .send({ name: 'Readers' })
+        .expect(201);
+      await patch(`${sitePath(org, site.id)}/share-links/${link.body.id}`, { name: 'Writers', active: false }).expect(200);
+      const linkEvent = await eventOf('site_share_link.updated', link.body.id);
+      expect(linkEvent.payload.changes).toEqual([
+        { field: 'name', before: 'Readers', after: 'Writers' },
+        { field: 'active', before: true, after: false },
+      ]);
+      expect(JSON.stringify(linkEvent.payload)).not.toContain(link.body.key);
+
+      const redirect = await t.http
+        .post(`${sitePath(org, site.id)}/redirects`)
+        .set(...org.admin.auth)
+        .send({ source: '/old-page', destination: { kind: 'external', url: 'https://example.com/a' } })
+        .expect(201);
+      await patch(`${sitePath(org, site.id)}/redirects/${redirect.body.id}`, { permanent: true }).expect(200);
+      expect((await eventOf('site_redirect.updated', redirect.body.id)).payload.changes).toEqual([{ field: 'permanent', before: false, after: true }]);
+    });
+
+    it('team and collection (one statement each: the event shares its transaction)', async () => {
+      const team = await createTeam(t, org, { title: 'Old team' });
+      await patch(`/v1/orgs/${org.id}/teams/${team.id}`, { title: 'New team' }).expect(200);
+      const teamEvent = await eventOf('team.updated', team.id);
+      expect(teamEvent.payload.changes).toEqual([{ field: 'title', before: 'Old team', after: 'New team' }]);
+      expect(teamEvent.xmin).toBe(await xminOf('teams', team.id));
+
+      const collection = await createCollection(t, org, { title: 'Old collection' });
+      await patch(`/v1/collections/${collection.id}`, { title: 'New collection' }).expect(200);
+      const collectionEvent = await eventOf('collection.updated', collection.id);
+      expect(collectionEvent.payload.changes).toEqual([{ field: 'title', before: 'Old collection', after: 'New collection' }]);
+      expect(collectionEvent.xmin).toBe(await xminOf('collections', collection.id));
+    });
+
+    it('SAML provider: the label before and after; the certificate named, never copied', async () => {
+      const certificate = await selfSignedCertificatePem();
+      const created = await t.http
+        .post(`/v1/orgs/${org.id}/saml`)
+        .set(...org.admin.auth)
+        .send({ label: 'Okta', entityID: 'http://www.okta.com/exk1', certificate, ssoURL: 'https://acme.okta.com/app/sso/saml' })
+        .expect(201);
+      expect((await eventOf('saml_provider.created', created.body.id)).xmin).toBe(await xminOf('saml_providers', created.body.id));
+      const other = await selfSignedCertificatePem('other.test');
+      await patch(`/v1/orgs/${org.id}/saml/${created.body.id}`, { label: 'Okta EU', certificate: other }).expect(200);
+      const event = await eventOf('saml_provider.updated', created.body.id);
+      expect(event.payload.changes).toEqual([{ field: 'label', before: 'Okta', after: 'Okta EU' }, { field: 'certificate' }]);
+      expect(event.xmin).toBe(await xminOf('saml_providers', created.body.id));
+    });
+
+    it('translation settings', async () => {
+      const created = await t.http
+        .post(`/v1/orgs/${org.id}/translations`)
+        .set(...org.admin.auth)
+        .send({ title: 'Docs', languages: ['fr'] })
+        .expect(201);
+      await t.http
+        .put(`/v1/orgs/${org.id}/translations/${created.body.id}`)
+        .set(...org.admin.auth)
+        .send({ title: 'Docs FR' })
+        .expect(200);
+      const event = await eventOf('translation.updated', created.body.id);
+      expect(event.payload.changes).toEqual([{ field: 'title', before: 'Docs', after: 'Docs FR' }]);
+      expect(event.xmin).toBe(await xminOf('translation_settings', created.body.id));
+    });
+
+    it('a field sent with its current value has no `before` (no change to show)', async () => {
+      const team = await createTeam(t, org, { title: 'Same team' });
+      await patch(`/v1/orgs/${org.id}/teams/${team.id}`, { title: 'Same team' }).expect(200);
+      expect((await eventOf('team.updated', team.id)).payload.changes).toEqual([{ field: 'title', after: 'Same team' }]);
+    });
+  });
+
+  describe('atomic with the write', () => {
+    it('a route that commits no transaction and is not marked `transaction` fails under AUDIT_STRICT instead of recording apart', async () => {
+      const route = AUDITED_ROUTES.updateCollectionById as AuditedRoute;
+      const collection = await createCollection(t, org, { title: 'Unmarked' });
+      delete route.transaction;
+      try {
+        const res = await patch(`/v1/collections/${collection.id}`, { title: 'Apart' });
+        expect(res.status).toBe(500);
+      } finally {
+        route.transaction = true;
+      }
+      const rows = await t.dataSource.query(`SELECT 1 FROM audit_events WHERE target_id = $1 AND action = 'collection.updated'`, [collection.id]);
+      expect(rows).toHaveLength(0);
+    });
+
+    it('a marked route whose handler fails rolls its writes back with its event', async () => {
+      const team = await createTeam(t, org, { title: 'Kept team' });
+      // An unknown member id: the team is renamed in the request's transaction, then the member check fails.
+      const res = await t.http
+        .put(`/v1/orgs/${org.id}/teams/${team.id}/members/nobody-${Date.now()}`)
+        .set(...org.admin.auth)
+        .send({ role: 'member' });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      const rows = await t.dataSource.query(`SELECT 1 FROM audit_events WHERE target_id = $1 AND action = 'team.member_added'`, [team.id]);
+      expect(rows).toHaveLength(0);
+    });
+  });
+});
+
+/**
+ * Route coverage of the audit log, over the application's route table. Every non-GET route is in the
+ * catalogue (an action, or why it records nothing), and the catalogue names no route that is gone.
+ * That each audited route's success leaves its event is checked on every e2e test of a writing
+ * route: the test app runs with AUDIT_STRICT, where such a success without its event answers 500.
+ */
+describe('audit coverage of the route table', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('every non-GET route declares its audit action or why it records nothing', () => {
+    // Routes without a public operationId are not API operations: an integration's public endpoint (`ALL …/public`)
+    // is the script's own anonymous HTTP, and what the script then changes goes through audited routes.
+    const writing = declaredRoutes(t.app).filter((route) => !['GET', 'HEAD', 'OPTIONS'].includes(route.method) && !route.operationId.includes('.'));
+    expect(writing.length).toBeGreaterThan(100);
+    expect(writing.filter((route) => !(route.operationId in AUDITED_ROUTES)).map((route) => `${route.method} ${route.path} (${route.operationId})`)).toEqual(
+      [],
+    );
+    const operationIds = new Set(writing.map((route) => route.operationId));
+    expect(Object.keys(AUDITED_ROUTES).filter((operationId) => !operationIds.has(operationId))).toEqual([]);
+  });
+});
+
+/**
+ * Issue 28, the audit log beyond the routes: sign-in failures above the lockout recorded in the
+ * organization whose token was presented (decision 0064), and the `audit_event` extension event
+ * delivered to the installations of integrations that ask for it, through the integration event path.
+ */
+describe('audit: sign-in failures and delivery to integrations', () => {
+  let t: TestApp;
+  let org: OrgFixture;
+
+  beforeAll(async () => {
+    t = await createTestApp({ AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: 'loopback', JOBS_ENABLED: 'true' });
+    org = await createOrganization(t);
+  });
+  afterAll(() => t.close());
+
+  const install = async (name: string, overrides: Record<string, unknown> = {}) => {
+    await publishScript(t, org.admin, org.id, name, 'export default { fetch() { return new Response("OK"); } };', {
+      scopes: [...INTEGRATION_SCOPES],
+      ...overrides,
+    });
+    const installed = await t.http
+      .post(`/v1/integrations/${name}/installations`)
+      .set(...org.admin.auth)
+      .send({ organization: org.id })
+      .expect(201);
+    const [{ id: integrationId }] = await t.dataSource.query(`SELECT id FROM integrations WHERE name = $1`, [name]);
+    return { installationId: installed.body.id as string, integrationId: integrationId as string };
+  };
+  const signInEvents = async (): Promise<{ actor_label: string; target_id: string; ip: string; payload: Record<string, unknown> }[]> =>
+    t.dataSource.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND action = 'sign_in.failed_above_lockout'`, [org.id]);
+  /** Failures are counted once each response has finished; recordings run off the request path. */
+  const settle = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.app.get(AuditSignInService).settled();
+  };
+
+  describe('sign-in failures above the lockout', () => {
+    let expired: string;
+    let installationId: string;
+
+    beforeAll(async () => {
+      const installed = await install(`lockout-${Date.now().toString(36)}`);
+      installationId = installed.installationId;
+      [expired] = await t.app.get(IntegrationTokensService).mint(installed.integrationId, installationId);
+      await t.dataSource.query(`UPDATE integration_tokens SET expires_at = now() - interval '1 minute' WHERE installation_id = $1`, [installationId]);
+    });
+
+    const attempt = (address: string, token: string) => t.http.get('/v1/user').set('X-Forwarded-For', address).set('Authorization', `Bearer ${token}`);
+
+    it('below the lockout, failures with the organization’s expired token record nothing', async () => {
+      for (let i = 0; i < 2; i++) expect((await attempt('10.64.0.1', expired)).status).toBe(401);
+      await settle();
+      expect(await signInEvents()).toEqual([]);
+    });
+
+    it('the failure that trips the lockout records one event for the token’s organization; refusals while it lasts add none', async () => {
+      for (let i = 0; i < 3; i++) expect((await attempt('10.64.0.2', expired)).status).toBe(401);
+      await settle();
+      expect((await attempt('10.64.0.2', expired)).status).toBe(429);
+      await settle();
+      const rows = await signInEvents();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        actor_type: 'system',
+        actor_id: 'anonymous',
+        actor_label: '10.64.0.2',
+        source: 'api',
+        target_type: 'integration-installation',
+        target_id: installationId,
+        ip: '10.64.0.2',
+      });
+      expect(rows[0].payload).toMatchObject({ tokenKind: 'integration', limit: 3, failures: 3 });
+      expect(JSON.stringify(rows[0])).not.toContain(expired);
+    });
+
+    it('an address locked out by unknown tokens names no organization: nothing recorded', async () => {
+      for (let i = 0; i < 4; i++) await attempt('10.64.0.3', `qit_guess_${i}`);
+      await settle();
+      expect(await signInEvents()).toHaveLength(1);
+    });
+  });
+
+  describe('audit_event delivery', () => {
+    it('hands sealed events, in chain order and in batches, only to installations whose integration lists audit_event', async () => {
+      const listening = `audit-sink-${Date.now().toString(36)}`;
+      const deaf = `audit-deaf-${Date.now().toString(36)}`;
+      await install(listening, { events: ['audit_event'] });
+      await install(deaf);
+      const delivery = t.app.get(AuditDeliveryService);
+      const sealer = t.app.get(AuditSealerService);
+      // The first run places the new subscriber at the head of the chain: it gets what follows.
+      await sealer.sealAll();
+      await delivery.deliverAll();
+
+      for (const title of ['Renamed once', 'Renamed twice']) {
+        await t.http
+          .patch(`/v1/orgs/${org.id}`)
+          .set(...org.admin.auth)
+          .send({ title })
+          .expect(200);
+      }
+      await sealer.sealAll();
+      await delivery.deliverAll();
+      await delivery.deliverAll();
+
+      const delivered = await eventsOfType(t, org.admin, listening, 'audit_event');
+      expect(delivered).toHaveLength(1);
+      const events = delivered[0].payload.events as { action: string; payload: { changes: unknown[] } }[];
+      expect(events.map((event) => event.action)).toEqual(['organization.updated', 'organization.updated']);
+      expect(events[1].payload.changes).toEqual([{ field: 'title', before: 'Renamed once', after: 'Renamed twice' }]);
+      // Delivered through the integration event path like any event (its trace and status; not a public event type).
+      const [{ status }] = await t.dataSource.query(`SELECT status FROM integration_events WHERE id = $1`, [delivered[0].id]);
+      expect(status).toBe('success');
+      expect(await eventsOfType(t, org.admin, deaf, 'audit_event')).toEqual([]);
+    });
+
+    it('refuses an unknown extension event at publish (400)', async () => {
+      const res = await t.http
+        .post(`/v1/integrations/audit-bad-${Date.now().toString(36)}`)
+        .set(...org.admin.auth)
+        .send({ runtime: 'v2', title: 'Bad', description: '', scopes: [], script: 'export default {}', organization: org.id, events: ['everything'] });
+      expect(res.status).toBe(400);
+    });
   });
 });

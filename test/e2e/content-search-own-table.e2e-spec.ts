@@ -20,8 +20,7 @@ jest.mock('../support/test-app', () => {
   };
 });
 
-require('./content-search-links.e2e-spec');
-require('./content-search-scale.e2e-spec');
+require('./content-search.e2e-spec');
 
 describe('search rows in a table of the space own (SEARCH_TABLE_AFTER)', () => {
   let t: TestApp;

@@ -8,7 +8,7 @@ import type { PageKind } from '../../src/modules/content/revision-page.entity';
  * The streamed page tree (GET /content, /content/pages) must be the very JSON the in-memory
  * presenter builds, whatever the shape of the tree and however the rows fall into batches. The
  * rows' text parts are made here as the repository's query makes them (that the query's text is
- * JSON.stringify's is checked byte for byte on PostgreSQL by test/e2e/content-stream.e2e-spec.ts).
+ * JSON.stringify's is checked byte for byte on PostgreSQL by test/e2e/content-storage.e2e-spec.ts).
  */
 describe('streamed page tree', () => {
   const config: AppConfig = loadConfig({ PUBLIC_URL: 'http://quire.test', APP_URL: 'http://app.quire.test' });

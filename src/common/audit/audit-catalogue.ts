@@ -2,7 +2,7 @@
  * The audit catalogue: every action an event may carry, with its label (what
  * `listOrganizationAuditEventActions` lists and docs/modules/audit.md shows), and the action each
  * writing route records, keyed by the route's public operationId. A route that writes and is missing
- * here fails `test/e2e/audit-coverage.e2e-spec.ts`; a POST that only reads says so with `NOT_A_CHANGE`.
+ * here fails `test/e2e/audit.e2e-spec.ts`; a POST that only reads says so with `NOT_A_CHANGE`.
  */
 
 /** Where a route's target id comes from: a path parameter, or (`+table`) the row the request inserted into that table. */
