@@ -1,5 +1,5 @@
-import { addMember, Actor, createOrganization, OrgFixture } from '../support/builders';
-import { editPage, writePages, createChangeRequest } from '../support/comment-builders';
+import { Actor, addMember, createOrganization, OrgFixture } from '../support/builders';
+import { createChangeRequest, editPage, writePages } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { expectLimitUpTo1000, grantSpace, walkList } from '../support/org-admin-builders';
 import { createSpace } from '../support/space-builders';

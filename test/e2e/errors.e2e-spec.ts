@@ -1,4 +1,4 @@
-import { createUser, unique, addMember, createOrganization } from '../support/builders';
+import { addMember, createOrganization, createUser, unique } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
 import { captureLogs } from '../support/log-capture';

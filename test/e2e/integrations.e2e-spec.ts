@@ -1,5 +1,5 @@
 import { freePort } from '../../src/common/free-port';
-import { addMember, createOrganization, OrgFixture, type Actor, createUser, unique } from '../support/builders';
+import { type Actor, addMember, createOrganization, createUser, OrgFixture, unique } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { publishScript } from '../support/integration-fixtures';
 import { createSite } from '../support/site-builders';

@@ -4,7 +4,7 @@ import { documentPage, RevisionWriter } from '../../src/modules/content/revision
 import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
 import { addMember, createOrganization, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { petstore, largeSpec } from '../support/openapi-fixtures';
+import { largeSpec, petstore } from '../support/openapi-fixtures';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import { SpecWorkers } from '../../src/modules/openapi-specs/source/spec-workers';

@@ -1,4 +1,4 @@
-import { addMember, createOrganization, OrgFixture, createUser } from '../support/builders';
+import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createReaderSite, ReaderSite, visitorJwt } from '../support/published-builders';
 import { sitePath } from '../support/site-builders';

@@ -1,9 +1,9 @@
 import { Team } from '../../src/modules/teams/team.entity';
 import { TeamMember } from '../../src/modules/teams/team-member.entity';
 import { expectRefused, itChecksAccess } from '../support/access-checks';
-import { addMember, createOrganization, OrgFixture, Actor, createUser } from '../support/builders';
+import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
-import { addToTeam, createSpace, createTeam, expectLimitUpTo1000, grantSpace, walkList, TeamFixture } from '../support/org-admin-builders';
+import { addToTeam, createSpace, createTeam, expectLimitUpTo1000, grantSpace, TeamFixture, walkList } from '../support/org-admin-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('teams', () => {

@@ -1,4 +1,4 @@
-import { addMember, createOrganization, createUser, Actor } from '../support/builders';
+import { Actor, addMember, createOrganization, createUser } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createTestApp, TestApp } from '../support/test-app';
 import { createSpace, createTeam, grantSpace } from '../support/org-admin-builders';
