@@ -2,7 +2,7 @@ import Ajv2020, { _, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
@@ -34,6 +34,19 @@ const cacheSalt = (() => {
   return hash.digest('hex');
 })();
 const cacheFile = (key: string) => join(CACHE_DIR, `${createHash('sha256').update(cacheSalt).update(key).digest('hex').slice(0, 32)}.cjs`);
+
+/**
+ * The cache is code this process runs: only read from a folder of our own that nobody else may write (another user
+ * could have made a folder of that name in the shared temporary folder first). Otherwise validators are compiled.
+ */
+function cacheIsOurs(): boolean {
+  try {
+    const folder = statSync(CACHE_DIR);
+    return folder.isDirectory() && folder.uid === process.getuid?.() && (folder.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
 
 /** Runs a cached validator's code as a module whose `require` is this file's (for `./contract-formats` and ajv's runtime). */
 function loadCached(file: string): ValidateFunction | null {
@@ -79,17 +92,19 @@ function cachedValidator(key: string, build: () => { schemaRef: string } | undef
   if (compiled.has(key)) return compiled.get(key);
   const file = cacheFile(key);
   let validate: ValidateFunction | undefined;
-  if (existsSync(file)) {
+  if (cacheIsOurs() && existsSync(file)) {
     validate = loadCached(file) ?? undefined;
   } else {
     const target = build();
     validate = target && description().ajv.compile({ $ref: target.schemaRef });
     const code = validate ? standaloneCode(description().ajv, validate) : 'module.exports = null;\n';
-    mkdirSync(CACHE_DIR, { recursive: true });
-    // Written aside then renamed: two workers compiling the same validator never read half a file.
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, code);
-    renameSync(temporary, file);
+    mkdirSync(CACHE_DIR, { recursive: true, mode: 0o700 });
+    if (cacheIsOurs()) {
+      // Written aside then renamed: two workers compiling the same validator never read half a file.
+      const temporary = `${file}.${process.pid}.tmp`;
+      writeFileSync(temporary, code);
+      renameSync(temporary, file);
+    }
   }
   compiled.set(key, validate);
   return validate;
