@@ -175,21 +175,27 @@ async function recordingCost(lines: string[]): Promise<void> {
 
 /**
  * Events `from`..`to` of one organization over the last `days` days (event n is n·days/to days old), sealed as the
- * sealer leaves them (seq, prev_hash, hash filled; the hashes are placeholders, nothing verifies them here).
+ * sealer leaves them (a link each in `audit_chain_links`; the hashes are placeholders, nothing verifies them here), or queued unsealed.
  */
 async function seed(db: DataSource, organizationId: string, userId: string, from: number, to: number, days: number): Promise<void> {
   await db.query(`SELECT audit_ensure_partitions(now() - ($1 || ' days')::interval, now() + interval '1 month')`, [days + 31]);
   await db.query(
-    `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source, target_type, target_id, target_label, correlation_id, execution_id, payload, seq, prev_hash, hash)
-     SELECT $1, now() - (n * $4::float / $3 || ' days')::interval, gen_random_uuid(),
-            (ARRAY['space.updated', 'comment.created', 'change_request.created', 'member.role_updated'])[1 + n % 4],
-            'user', CASE WHEN n % 10 = 1 THEN 'other-user' ELSE $2 END, 'Bench', 'api', 'space', 'space-' || (n % 500), 'Space', 'req-' || n, 'updateSpaceById',
-            '{"changes":[{"field":"title","before":"a","after":"b"}]}',
-            CASE WHEN $7 THEN 1000000000 - n END, CASE WHEN $7 THEN md5((n + 1)::text) END, CASE WHEN $7 THEN md5(n::text) END
-       FROM generate_series($5::int, $6::int) AS n`,
+    `WITH event AS (
+       INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source, target_type, target_id, target_label, correlation_id, execution_id, payload)
+       SELECT $1, now() - (n * $4::float / $3 || ' days')::interval, gen_random_uuid(),
+              (ARRAY['space.updated', 'comment.created', 'change_request.created', 'member.role_updated'])[1 + n % 4],
+              'user', CASE WHEN n % 10 = 1 THEN 'other-user' ELSE $2 END, 'Bench', 'api', 'space', 'space-' || (n % 500), 'Space', 'req-' || n, 'updateSpaceById',
+              '{"changes":[{"field":"title","before":"a","after":"b"}]}'
+         FROM generate_series($5::int, $6::int) AS n
+       RETURNING organization_id, occurred_at, id, correlation_id),
+     sealed AS (
+       INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
+       SELECT organization_id, 1000000000 - substr(correlation_id, 5)::int, occurred_at, id, md5(correlation_id || '+'), md5(correlation_id) FROM event WHERE $7)
+     INSERT INTO audit_unsealed (organization_id, occurred_at, id) SELECT organization_id, occurred_at, id FROM event WHERE NOT $7`,
     [organizationId, userId, to, days, from, to, !UNSEALED],
   );
   await db.query(`ANALYZE audit_events`);
+  await db.query(`ANALYZE audit_chain_links`);
 }
 
 /**

@@ -504,7 +504,7 @@ describe('audit log (issue 28)', () => {
       const result = await verify(fixture.id);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ organizationId: fixture.id, ok: true, events: 50 });
-      const seqs = (await t.dataSource.query(`SELECT seq FROM audit_events WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { seq: string }[];
+      const seqs = (await t.dataSource.query(`SELECT seq FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { seq: string }[];
       expect(seqs.map((row) => Number(row.seq))).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
     });
 
@@ -519,7 +519,7 @@ describe('audit log (issue 28)', () => {
           .expect(200);
       }
       expect((await verify(fixture.id)).code).toBe(0);
-      const rows = (await t.dataSource.query(`SELECT id FROM audit_events WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
       await t.dataSource.query(`UPDATE audit_events SET payload = '{"changes":[{"field":"title","after":"forged"}]}' WHERE id = $1`, [rows[1].id]);
       const edited = await verify(fixture.id);
       expect(edited.code).toBe(1);
