@@ -529,6 +529,28 @@ describe('audit log (issue 28)', () => {
       const deleted = JSON.parse((await verify(fixture.id)).stdout);
       expect(deleted).toMatchObject({ ok: false, brokenAt: rows[3].id, reason: expect.stringMatching(/2 event\(s\) missing/) });
     });
+
+    it('verify names an event outside the chain: neither sealed nor queued for the sealer', async () => {
+      const fixture = await createOrganization(t);
+      const space = await createSpace(t, fixture);
+      await t.http
+        .patch(`/v1/spaces/${space.id}`)
+        .set(...fixture.admin.auth)
+        .send({ title: 'Sealed' })
+        .expect(200);
+      expect((await verify(fixture.id)).code).toBe(0);
+      // Written by hand, as the recorder never does: no place in the sealer's queue.
+      const at = Date.now();
+      const id = uuidv7(at);
+      await t.dataSource.query(
+        `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+         VALUES ($1, $2, $3, 'space.updated', 'user', 'u', 'api', 'space', $4)`,
+        [fixture.id, new Date(at), id, space.id],
+      );
+      const outside = await verify(fixture.id);
+      expect(outside.code).toBe(1);
+      expect(JSON.parse(outside.stdout)).toMatchObject({ ok: false, brokenAt: id, reason: expect.stringMatching(/outside the chain/) });
+    });
   });
 
   describe('retention', () => {

@@ -68,6 +68,19 @@ export const AuditChainRepository = {
     return rows.map((row) => row.organization_id);
   },
 
+  /** The oldest event of the organization with neither a link nor a place in the queue (null: none); one pass over its events. */
+  async firstOutsideChain(dataSource: DataSource, organizationId: string): Promise<string | null> {
+    const rows: { id: string }[] = await dataSource.query(
+      `SELECT e.id FROM audit_events e
+       WHERE e.organization_id = $1
+         AND NOT EXISTS (SELECT 1 FROM audit_chain_links l WHERE l.organization_id = e.organization_id AND l.occurred_at = e.occurred_at AND l.id = e.id)
+         AND NOT EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.organization_id = e.organization_id AND u.occurred_at = e.occurred_at AND u.id = e.id)
+       ORDER BY e.occurred_at, e.id LIMIT 1`,
+      [organizationId],
+    );
+    return rows[0]?.id ?? null;
+  },
+
   /**
    * Sealed events after `afterSeq`, in chain order, with their links. An event whose link stays but whose row is
    * gone (deleted, or dropped by the retention) is not returned: the walk sees a gap in `seq`.
