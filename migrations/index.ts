@@ -43,6 +43,7 @@ import { AuditEventDelivery1800000340000 } from './1800000340000-audit-event-del
 import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-events-lean-indexes';
 import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-keys';
 import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
+import { AuditChainLinks1800000400000 } from './1800000400000-audit-chain-links';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   AuditEventsLeanIndexes1800000350000,
   RevisionDeltaKeys1800000360000,
   InsightsMinuteSpan1800000370000,
+  AuditChainLinks1800000400000,
 ];

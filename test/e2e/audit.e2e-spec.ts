@@ -510,7 +510,7 @@ describe('audit log (issue 28)', () => {
       const result = await verify(fixture.id);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ organizationId: fixture.id, ok: true, events: 50 });
-      const seqs = (await t.dataSource.query(`SELECT seq FROM audit_events WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { seq: string }[];
+      const seqs = (await t.dataSource.query(`SELECT seq FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { seq: string }[];
       expect(seqs.map((row) => Number(row.seq))).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
     });
 
@@ -525,7 +525,7 @@ describe('audit log (issue 28)', () => {
           .expect(200);
       }
       expect((await verify(fixture.id)).code).toBe(0);
-      const rows = (await t.dataSource.query(`SELECT id FROM audit_events WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
       await t.dataSource.query(`UPDATE audit_events SET payload = '{"changes":[{"field":"title","after":"forged"}]}' WHERE id = $1`, [rows[1].id]);
       const edited = await verify(fixture.id);
       expect(edited.code).toBe(1);
@@ -534,6 +534,28 @@ describe('audit log (issue 28)', () => {
       await t.dataSource.query(`DELETE FROM audit_events WHERE id = $1 OR id = $2`, [rows[1].id, rows[2].id]);
       const deleted = JSON.parse((await verify(fixture.id)).stdout);
       expect(deleted).toMatchObject({ ok: false, brokenAt: rows[3].id, reason: expect.stringMatching(/2 event\(s\) missing/) });
+    });
+
+    it('verify names an event outside the chain: neither sealed nor queued for the sealer', async () => {
+      const fixture = await createOrganization(t);
+      const space = await createSpace(t, fixture);
+      await t.http
+        .patch(`/v1/spaces/${space.id}`)
+        .set(...fixture.admin.auth)
+        .send({ title: 'Sealed' })
+        .expect(200);
+      expect((await verify(fixture.id)).code).toBe(0);
+      // Written by hand, as the recorder never does: no place in the sealer's queue.
+      const at = Date.now();
+      const id = uuidv7(at);
+      await t.dataSource.query(
+        `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+         VALUES ($1, $2, $3, 'space.updated', 'user', 'u', 'api', 'space', $4)`,
+        [fixture.id, new Date(at), id, space.id],
+      );
+      const outside = await verify(fixture.id);
+      expect(outside.code).toBe(1);
+      expect(JSON.parse(outside.stdout)).toMatchObject({ ok: false, brokenAt: id, reason: expect.stringMatching(/outside the chain/) });
     });
   });
 

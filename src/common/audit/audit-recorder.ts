@@ -27,7 +27,12 @@ const SYSTEM: AuditActor = { type: 'system', id: 'quire', label: 'Quire' };
 const INSERT = `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source,
   target_type, target_id, target_label, correlation_id, execution_id, caused_by_event_id, ip, user_agent, payload)`;
 /** The casts of the insert's values, in its columns' order, for the literal form sent with the COMMIT. */
+/** Every event waits in `audit_unsealed` for the sealer (audit-chain.ts), which chains it in `audit_chain_links`. */
+const QUEUE = `INSERT INTO audit_unsealed (organization_id, occurred_at, id)`;
 const CASTS = ['', '::timestamptz', '::uuid', '', '', '', '', '', '', '', '', '', '', '::uuid', '', '', '::jsonb'];
+
+/** An event `e` the sealer has not chained yet (a sealed event is never changed). */
+const UNSEALED = `EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.organization_id = e.organization_id AND u.occurred_at = e.occurred_at AND u.id = e.id)`;
 
 /** The inserts waiting for their transaction's COMMIT, per query runner (see `atCommit`). */
 const waiting = new WeakMap<QueryRunner, string[]>();
@@ -124,10 +129,16 @@ export class AuditRecorder {
   private async insert(em: EntityManager, values: unknown[]): Promise<void> {
     const runner = em.queryRunner as (QueryRunner & { transactionDepth?: number }) | undefined;
     if (runner?.isTransactionActive && runner.transactionDepth === 1) {
-      atCommit(runner, `${INSERT} VALUES (${values.map((value, index) => literal(value, CASTS[index])).join(', ')})`);
+      const literals = values.map((value, index) => literal(value, CASTS[index]));
+      atCommit(runner, `${INSERT} VALUES (${literals.join(', ')})`);
+      atCommit(runner, `${QUEUE} VALUES (${literals.slice(0, 3).join(', ')})`);
       return;
     }
-    await em.query(`${INSERT} VALUES (${values.map((_, index) => `$${index + 1}${CASTS[index]}`).join(', ')})`, values);
+    await em.query(
+      `WITH event AS (${INSERT} VALUES (${values.map((_, index) => `$${index + 1}${CASTS[index]}`).join(', ')}) RETURNING organization_id, occurred_at, id)
+       ${QUEUE} SELECT organization_id, occurred_at, id FROM event`,
+      values,
+    );
   }
 
   /**
@@ -142,12 +153,12 @@ export class AuditRecorder {
     if (pending) {
       const [id, target, text, at] = values.map((value, index) => literal(value, ['::uuid', '', '', '::timestamptz'][index]));
       pending.push(
-        `UPDATE audit_events SET (target_id, target_label) = (${target}, coalesce(target_label, ${text})) WHERE occurred_at = ${at} AND id = ${id} AND seq IS NULL`,
+        `UPDATE audit_events e SET (target_id, target_label) = (${target}, coalesce(target_label, ${text})) WHERE occurred_at = ${at} AND id = ${id} AND ${UNSEALED}`,
       );
       return;
     }
     await em.query(
-      `UPDATE audit_events SET (target_id, target_label) = ($2, coalesce(target_label, $3)) WHERE occurred_at = $4 AND id = $1 AND seq IS NULL`,
+      `UPDATE audit_events e SET (target_id, target_label) = ($2, coalesce(target_label, $3)) WHERE occurred_at = $4 AND id = $1 AND ${UNSEALED}`,
       values,
     );
   }

@@ -1,4 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/** Random bytes for 256 ids, refilled when used up: one call into the crypto library per 256 events, not one per event. */
+const POOL = Buffer.alloc(16 * 256);
+let poolOffset = POOL.length;
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time
@@ -6,7 +10,12 @@ import { randomBytes } from 'node:crypto';
  * a dependency (npm `uuid` ≥ 10 has v7, but nothing else here needs it).
  */
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
+  if (poolOffset === POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  const bytes = POOL.subarray(poolOffset, poolOffset + 16);
+  poolOffset += 16;
   let ms = now;
   for (let index = 5; index >= 0; index--) {
     bytes[index] = ms % 256;

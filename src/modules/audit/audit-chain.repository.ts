@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AuditEventRow } from './audit.read-model';
+import type { AuditEventRow, SealedAuditEventRow } from './audit.read-model';
 
 /** An organization's chain head: the last sealed event's position and hash. */
 export interface ChainHead {
@@ -32,17 +32,17 @@ export const AuditChainRepository = {
     return head ? { seq: Number(head.seq), hash: head.head_hash } : null;
   },
 
-  /** Unsealed events in seal order; a create still waiting for its target id waits up to `pendingGrace`. */
+  /** Events waiting in `audit_unsealed`, in seal order; a create still waiting for its target id waits up to `pendingGrace`. */
   unsealed(em: EntityManager, organizationId: string, limit: number, pendingGrace: string): Promise<AuditEventRow[]> {
     return em.query(
-      `SELECT * FROM audit_events WHERE organization_id = $1 AND seq IS NULL
-         AND (target_id <> '' OR occurred_at < now() - $2::interval)
-       ORDER BY occurred_at, id LIMIT $3`,
+      `SELECT e.* FROM audit_unsealed u JOIN audit_events e USING (organization_id, occurred_at, id)
+       WHERE u.organization_id = $1 AND (e.target_id <> '' OR e.occurred_at < now() - $2::interval)
+       ORDER BY u.occurred_at, u.id LIMIT $3`,
       [organizationId, pendingGrace, limit],
     );
   },
 
-  /** Seals events (their position, previous hash and hash) and moves the chain head past them. */
+  /** Seals events: their links (position, previous hash, hash) in, their places in the queue out, the chain head past them. */
   async seal(
     em: EntityManager,
     organizationId: string,
@@ -50,22 +50,47 @@ export const AuditChainRepository = {
     head: ChainHead,
   ): Promise<void> {
     await em.query(
-      `UPDATE audit_events e SET seq = v.seq, prev_hash = v.prev_hash, hash = v.hash
-       FROM unnest($2::uuid[], $3::timestamptz[], $4::bigint[], $5::text[], $6::text[]) AS v(id, occurred_at, seq, prev_hash, hash)
-       WHERE e.organization_id = $1 AND e.occurred_at = v.occurred_at AND e.id = v.id`,
-      [organizationId, sealed.ids, sealed.times, sealed.seqs, sealed.prevs, sealed.hashes],
+      `INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
+       SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[])`,
+      [organizationId, sealed.seqs, sealed.times, sealed.ids, sealed.prevs, sealed.hashes],
+    );
+    await em.query(
+      `DELETE FROM audit_unsealed u USING unnest($2::timestamptz[], $3::uuid[]) AS v(occurred_at, id)
+       WHERE u.organization_id = $1 AND u.occurred_at = v.occurred_at AND u.id = v.id`,
+      [organizationId, sealed.times, sealed.ids],
     );
     await em.query(`UPDATE audit_chains SET seq = $2, head_hash = $3, sealed_at = now() WHERE organization_id = $1`, [organizationId, head.seq, head.hash]);
   },
 
-  /** The organizations with events waiting to be sealed (a partial index holds only those). */
+  /** The organizations with events waiting to be sealed. */
   async organizationsToSeal(dataSource: DataSource): Promise<string[]> {
-    const rows: { organization_id: string }[] = await dataSource.query(`SELECT DISTINCT organization_id FROM audit_events WHERE seq IS NULL`);
+    const rows: { organization_id: string }[] = await dataSource.query(`SELECT DISTINCT organization_id FROM audit_unsealed`);
     return rows.map((row) => row.organization_id);
   },
 
-  /** Sealed events after `afterSeq`, in chain order. */
-  sealedAfter(dataSource: DataSource, organizationId: string, afterSeq: number, limit: number): Promise<AuditEventRow[]> {
-    return dataSource.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [organizationId, afterSeq, limit]);
+  /** The oldest event of the organization with neither a link nor a place in the queue (null: none); one pass over its events. */
+  async firstOutsideChain(dataSource: DataSource, organizationId: string): Promise<string | null> {
+    const rows: { id: string }[] = await dataSource.query(
+      `SELECT e.id FROM audit_events e
+       WHERE e.organization_id = $1
+         AND NOT EXISTS (SELECT 1 FROM audit_chain_links l WHERE l.organization_id = e.organization_id AND l.occurred_at = e.occurred_at AND l.id = e.id)
+         AND NOT EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.organization_id = e.organization_id AND u.occurred_at = e.occurred_at AND u.id = e.id)
+       ORDER BY e.occurred_at, e.id LIMIT 1`,
+      [organizationId],
+    );
+    return rows[0]?.id ?? null;
+  },
+
+  /**
+   * Sealed events after `afterSeq`, in chain order, with their links. An event whose link stays but whose row is
+   * gone (deleted, or dropped by the retention) is not returned: the walk sees a gap in `seq`.
+   */
+  sealedAfter(db: DataSource | EntityManager, organizationId: string, afterSeq: number, limit: number): Promise<SealedAuditEventRow[]> {
+    return db.query(
+      `SELECT e.*, l.seq, l.prev_hash, l.hash FROM audit_chain_links l
+       JOIN audit_events e ON e.organization_id = l.organization_id AND e.occurred_at = l.occurred_at AND e.id = l.id
+       WHERE l.organization_id = $1 AND l.seq > $2 ORDER BY l.seq LIMIT $3`,
+      [organizationId, afterSeq, limit],
+    );
   },
 };

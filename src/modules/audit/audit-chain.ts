@@ -95,7 +95,7 @@ export type VerifyResult =
  * Seals what waits, then walks the organization's chain in order and names the first break: an
  * event whose contents no longer give its hash (edited), whose `prev_hash` is not its
  * predecessor's hash, or before which events are missing (deleted); or a chain head that is not
- * the last event (the newest events deleted). The first event left may follow events dropped by
+ * the last event (the newest events deleted); or an event neither sealed nor queued for the sealer. The first event left may follow events dropped by
  * the retention: its `prev_hash` is then taken as given.
  */
 export async function verifyOrganization(dataSource: DataSource, organizationId: string): Promise<VerifyResult> {
@@ -125,5 +125,7 @@ export async function verifyOrganization(dataSource: DataSource, organizationId:
   if (headSeq !== (last?.seq ?? 0) || (last && head?.hash !== last.hash)) {
     return broken(last?.id ?? '-', `the chain head (seq ${headSeq}) is not the last event found (seq ${last?.seq ?? 0}): the newest events were removed`);
   }
+  const outside = await AuditChainRepository.firstOutsideChain(dataSource, organizationId);
+  if (outside) return broken(outside, 'the event is outside the chain: neither sealed nor waiting to be (inserted, or taken out of the queue, by hand)');
   return { organizationId, ok: true, events, head: head?.hash ?? GENESIS_HASH };
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { AuditEventRow } from './audit.read-model';
+import { AuditChainRepository } from './audit-chain.repository';
+import type { SealedAuditEventRow } from './audit.read-model';
 
 export interface AuditSubscriber {
   installationId: string;
@@ -42,8 +43,8 @@ export class AuditDeliveryRepository {
   }
 
   /** Sealed events of the organization after `seq`, in chain order. */
-  sealedAfter(organizationId: string, seq: number, limit: number, em: EntityManager): Promise<AuditEventRow[]> {
-    return em.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [organizationId, seq, limit]);
+  sealedAfter(organizationId: string, seq: number, limit: number, em: EntityManager): Promise<SealedAuditEventRow[]> {
+    return AuditChainRepository.sealedAfter(em, organizationId, seq, limit);
   }
 
   async advance(installationId: string, seq: number, em: EntityManager): Promise<void> {

@@ -18,9 +18,13 @@ export interface AuditEventRow {
   user_agent: string | null;
   schema_version: number;
   payload: Record<string, unknown>;
-  seq: string | null;
-  prev_hash: string | null;
-  hash: string | null;
+}
+
+/** An event with its place in its organization's hash chain (`audit_chain_links`). */
+export interface SealedAuditEventRow extends AuditEventRow {
+  seq: string;
+  prev_hash: string;
+  hash: string;
 }
 
 /** The filters of a list or an export, all optional and combined with AND. */
