@@ -6,7 +6,7 @@ import { createSite } from '../support/site-builders';
 import { createSpace } from '../support/space-builders';
 import { createTestApp, TestApp } from '../support/test-app';
 import type { AddressInfo } from 'node:net';
-import { ensureGitbookCli, gitbook } from '../support/integration-cli';
+import { ensureGitbookCli, expectExitedZero, gitbook } from '../support/integration-cli';
 
 /**
  * Answers its public endpoint with the configuration its environment carries and the installation as
@@ -337,7 +337,7 @@ describe('integrations: publish, discover, unpublish', () => {
 
   it('publishes with the real GitBook CLI, serves the icon, and republishes as version 2', async () => {
     const run = await gitbook('quire-sample', ['publish'], { endpoint, token: org.admin.token, organization: org.id });
-    expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toMatchObject({ code: 0 });
+    expectExitedZero(run);
     expect(run.stdout).toContain('Integration "quire-sample" published');
 
     const res = await t.http.get('/v1/integrations/quire-sample').set(...org.admin.auth);

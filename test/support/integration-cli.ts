@@ -56,6 +56,11 @@ export function gitbook(sample: string, args: string[], env: { endpoint: string;
   });
 }
 
+/** Fails with what the CLI printed when it did not exit 0 (a matcher's diff would show the exit code alone). */
+export function expectExitedZero(run: CliRun): void {
+  if (run.code !== 0) throw new Error(`gitbook exited ${run.code}\nstderr: ${run.stderr.slice(-2000)}\nstdout: ${run.stdout.slice(-1000)}`);
+}
+
 /**
  * Runs a long-lived `gitbook <args>` (such as `tail`, which polls until stopped) until its output
  * matches `pattern`, then stops it (its own process group). Resolves with the output so far.
