@@ -45,7 +45,11 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
     const run = await gitbook('quire-sample', ['publish'], { endpoint, token: org.admin.token, organization: org.id });
     expectExitedZero(run);
   }, 300_000);
-  afterAll(() => t?.close());
+  // The sample's name is unique on the server, and the next file of this worker (same database) may publish it too.
+  afterAll(async () => {
+    if (org) await t.http.delete('/v1/integrations/quire-sample').set(...org.admin.auth);
+    await t?.close();
+  });
 
   it('installs on an organization (admins only), pending until configured; the setup event runs the script and keeps its console output', async () => {
     const outsider = await createUser(t);

@@ -318,7 +318,12 @@ describe('integrations: publish, discover, unpublish', () => {
     endpoint = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     org = await createOrganization(t);
   }, 300_000);
-  afterAll(() => t?.close());
+  // Integration names are unique on a server, and the files one test worker runs share its database: the next file
+  // that publishes the sample (integrations-runtime) must find its name free.
+  afterAll(async () => {
+    if (org) await t.http.delete('/v1/integrations/quire-sample').set(...org.admin.auth);
+    await t?.close();
+  });
 
   const body = (overrides: Record<string, unknown> = {}) => ({
     runtime: 'v2',
