@@ -18,6 +18,25 @@ import { expectContract } from '../support/contract';
  * A write of many new bodies stores them before its revision's transaction (on connections of their
  * own) and only references them in it: what a failure leaves, and how document GC keeps its hands off.
  */
+/** `pages` moved last in the revision and in every page, as the stream writes them. */
+function pagesLast<T extends object>(json: T): T {
+  const { pages, ...rest } = json as T & { pages?: RevisionPageJson[] };
+  return (pages === undefined ? rest : { ...rest, pages: pages.map((page) => pagesLast(page)) }) as T;
+}
+
+/** A GET whose body is kept as the text the server streamed, to compare bytes as sent. */
+const streamedText = (app: TestApp, path: string, auth: OrgFixture['admin']['auth']) =>
+  app.http
+    .get(path)
+    .set(...auth)
+    .buffer(true)
+    .parse((res, done) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(null, text));
+    });
+
 describe('bulk revision writes (bodies stored before the revision)', () => {
   let t: TestApp;
   let org: OrgFixture;
@@ -248,24 +267,7 @@ describe('tree keys', () => {
       [revisionId],
     );
 
-  /** `pages` moved last in every page, as the stream writes them. */
-  function pagesLast<T extends object>(json: T): T {
-    const { pages, ...rest } = json as T & { pages?: RevisionPageJson[] };
-    return (pages === undefined ? rest : { ...rest, pages: pages.map((child) => pagesLast(child)) }) as T;
-  }
-
-  const streamed = (app: TestApp, path: string) =>
-    app.http
-      .get(path)
-      .set(...org.admin.auth)
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => done(null, text));
-      })
-      .expect(200);
+  const streamed = (app: TestApp, path: string) => streamedText(app, path, org.admin.auth).expect(200);
 
   /** Keys order what the walk shows; the streamed revision is the in-memory presenter's, byte for byte. */
   async function expectShownInOrder(app: TestApp, spaceId: string, revisionId: string): Promise<string[]> {
@@ -615,28 +617,12 @@ describe('streamed content (bytes)', () => {
   }, 120_000);
   afterAll(() => t.close());
 
-  /** `pages` moved last in the revision and in every page, as the stream writes them. */
-  function pagesLast<T extends object>(json: T): T {
-    const { pages, ...rest } = json as T & { pages?: RevisionPageJson[] };
-    return (pages === undefined ? rest : { ...rest, pages: pages.map((page) => pagesLast(page)) }) as T;
-  }
-
   async function expected(revisionId: string, query: { metadata: boolean; computed: boolean }): Promise<string> {
     const content = await t.app.get(ContentService).revision(access, revisionId, query.computed);
     return JSON.stringify(pagesLast(presentRevision(content, { metadata: query.metadata })));
   }
 
-  const get = (path: string) =>
-    t.http
-      .get(path)
-      .set(...org.admin.auth)
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => done(null, text));
-      });
+  const get = (path: string) => streamedText(t, path, org.admin.auth);
 
   it('has the revision as written (the fixture is what the test means)', async () => {
     expect(revisions[1]).toBe(access.space.revisionId);
