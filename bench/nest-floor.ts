@@ -14,10 +14,14 @@
  * figures are medians: requests per second and the server's CPU per request (user + system time from
  * /proc/<pid>/stat over the round, divided by the requests it answered), which a loaded machine
  * disturbs less than throughput. FLOOR_SECONDS (default 5) per round, FLOOR_ROUNDS (default 5),
- * 10 connections. QUIRE_BASE=<path to another build's main.js> adds that build as a fourth server
+ * 10 connections. QUIRE_BASE=<path to another build's main.js> adds that build as a fourth server (several:
+ * `name=<main.js>` separated by commas, each named in the table)
  * (an A/B of two Quire builds under the same load); FLOOR_SKIP=floor leaves the minimal app out of such a run;
  * QUIRE_NODE_FLAGS (space-separated) are given to node for the first Quire only (an A/B of node flags);
  * FLOOR_REPLY_VARIANT=true adds the minimal app with Quire's JSON writer (`JsonReplyAdapter`) as "floor+reply".
+ * FLOOR_TOGETHER=true loads every server at the same moment in each round instead of one after another: on a
+ * machine busy with other work, each server then meets the same contention, and the CPU per request (not the
+ * throughput, which the shared load generator bounds) is the figure to compare.
  */
 import {
   Controller,
@@ -138,6 +142,7 @@ const median = (values: number[]) => {
 async function compare(): Promise<void> {
   const SECONDS = Number(process.env.FLOOR_SECONDS ?? 5);
   const ROUNDS = Number(process.env.FLOOR_ROUNDS ?? 5);
+  const TOGETHER = process.env.FLOOR_TOGETHER === 'true';
   const main = join(ROOT, 'dist', 'src', 'main.js');
   const database = await createTestDatabase();
   const servers: [string, Server][] = [];
@@ -159,7 +164,11 @@ async function compare(): Promise<void> {
     }
     const quireFlags = process.env.QUIRE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
     servers.push(['quire', await startProcess([...quireFlags, main], quireEnv, await freePort())]);
-    if (process.env.QUIRE_BASE) servers.push(['quire-base', await startProcess([process.env.QUIRE_BASE], quireEnv, await freePort())]);
+    // QUIRE_BASE=<main.js>, or several as name=<main.js> separated by commas: other builds beside this one.
+    for (const [index, entry] of (process.env.QUIRE_BASE?.split(',').filter(Boolean) ?? []).entries()) {
+      const [name, file] = entry.includes('=') ? entry.split('=') : [index ? `quire-base-${index + 1}` : 'quire-base', entry];
+      servers.push([name, await startProcess([file], quireEnv, await freePort())]);
+    }
 
     const quire = servers.find(([name]) => name === 'quire')![1];
     const created = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
@@ -169,14 +178,13 @@ async function compare(): Promise<void> {
     });
     const spaceId = ((await created.json()) as { id: string }).id;
     // The other build serves a write too, so both are in the state of a replica in service (decision 68).
-    const base = servers.find(([name]) => name === 'quire-base')?.[1];
-    if (base) {
+    for (const [name, base] of servers.filter(([name]) => name !== 'quire' && name.startsWith('quire'))) {
       const written = await fetch(`${base.url}/v1/orgs/${boot.organizationId}/spaces`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ title: 'Floor space (base)' }),
       });
-      if (written.status !== 201) throw new Error(`quire-base: the write answered ${written.status}`);
+      if (written.status !== 201) throw new Error(`${name}: the write answered ${written.status}`);
     }
 
     process.stdout.write(`\n${ROUNDS} interleaved rounds of ${SECONDS}s per server, 10 connections, loopback, one database; medians\n\n`);
@@ -188,6 +196,12 @@ async function compare(): Promise<void> {
       for (const [, server] of servers) await load(server.url + path, headers, 2); // warm-up
       const results = new Map<string, Measured[]>(servers.map(([name]) => [name, []]));
       for (let round = 0; round < ROUNDS; round++) {
+        if (TOGETHER) {
+          // Every server under load at the same moment: the same contention for each, so their CPU per request compares.
+          const figures = await Promise.all(servers.map(([, server]) => measure(server, path, headers, SECONDS)));
+          servers.forEach(([name], i) => results.get(name)!.push(figures[i]));
+          continue;
+        }
         // Rotate the order each round so no server always runs right after another.
         for (let i = 0; i < servers.length; i++) {
           const [name, server] = servers[(i + round) % servers.length];

@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import { obtainReadConnection } from './read-replicas';
 
 const plain = new WeakSet<DataSource>();
@@ -28,5 +29,23 @@ export async function queryPrepared<R>(dataSource: DataSource, name: string, tex
     // A broken connection goes back marked, so the pool drops it; a statement error leaves it usable.
     release((error as { code?: string }).code ? undefined : (error as Error));
     throw error;
+  }
+}
+
+/**
+ * As `queryPrepared`, inside `manager`'s transaction: the named statement runs on that transaction's own
+ * connection, so a statement every write sends under its lock (the space's row lock and access re-check) is
+ * parsed and planned once per connection instead of on every write. A failure is TypeORM's `QueryFailedError`,
+ * as `manager.query` would throw (the error envelope maps deadlocks and serialization failures from it). Plain
+ * (unnamed) through `manager.query` with DATABASE_PREPARED_STATEMENTS=false, or without a transaction's runner.
+ */
+export async function queryPreparedIn<R>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const runner = manager.queryRunner;
+  if (!runner?.isTransactionActive || plain.has(manager.connection)) return manager.query(text, values);
+  const client = (await runner.connect()) as PoolClient;
+  try {
+    return (await client.query({ name, text, values })).rows as R[];
+  } catch (error) {
+    throw new QueryFailedError(text, values, error as Error);
   }
 }

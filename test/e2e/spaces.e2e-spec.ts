@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Revision } from '../../src/modules/content/revision.entity';
 import { expectRefused } from '../support/access-checks';
 import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
@@ -322,6 +323,38 @@ describe('spaces', () => {
         .send({ emoji: null, defaultLevel: null, editMode: 'live' })
         .expect(200);
       expect(cleared.body).toMatchObject({ emoji: '', defaultLevel: null, editMode: 'live', permissions: { edit: true } });
+    });
+
+    it('reads the space with the caller’s access twice per rename: the guard’s read, and the re-check under the row lock, prepared', async () => {
+      const org = await createOrganization(t);
+      const space = await createSpace(t, org);
+      const patch = (title: string) =>
+        t.http
+          .patch(`/v1/spaces/${space.id}`)
+          .set(...org.admin.auth)
+          .send({ title })
+          .expect(200);
+      await patch('Warm');
+      // Every statement the app sends while the next rename runs (the app runs in this process, on this `pg`).
+      const sent: { name?: string; text: string }[] = [];
+      const query = Client.prototype.query;
+      Client.prototype.query = function (this: Client, ...args: unknown[]) {
+        const config = args[0] as string | { name?: string; text?: string };
+        sent.push(typeof config === 'string' ? { text: config } : { name: config?.name, text: config?.text ?? '' });
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      let res;
+      try {
+        res = await patch('Renamed');
+      } finally {
+        Client.prototype.query = query;
+      }
+      expect(res.body).toMatchObject({ title: 'Renamed', permissions: { admin: true } });
+      const accessReads = sent.filter(({ text }) => text.includes('AS access_rank'));
+      expect(accessReads.map(({ name, text }) => ({ name, locks: text.includes('FOR UPDATE') }))).toEqual([
+        { name: 'quire_find_space', locks: false },
+        { name: 'quire_lock_space', locks: true },
+      ]);
     });
 
     it('allows in-collection visibility only for a space inside a collection', async () => {

@@ -7,7 +7,7 @@ import type { MemberRoleOrGuest } from '../../common/roles';
 import { Collection } from '../space-model/collection.entity';
 import { Membership } from '../organizations/membership.entity';
 import { Space } from '../space-model/space.entity';
-import { queryPrepared } from '../../database/prepared-query';
+import { queryPrepared, queryPreparedIn } from '../../database/prepared-query';
 import { COLLECTION_RANK_SQL, guestReachesCollectionSql, guestReachesSpaceSql, SPACE_RANK_SQL } from './effective-level.sql';
 
 /** A space or collection with the caller's standing in its organization and effective rank on it. */
@@ -57,8 +57,11 @@ export class AccessRepository {
    */
   async findSpace(userId: string, spaceId: string, manager?: EntityManager, lock = false): Promise<Ranked<Space> | null> {
     // Behind every space route: prepared once per connection, unless it must run in the caller's transaction.
+    // Behind every space write too: the lock and re-check, prepared on the transaction's connection.
     const [row] = manager
-      ? await manager.query(lock ? LOCK_SPACE_SQL : FIND_SPACE_SQL, [userId, spaceId])
+      ? lock
+        ? await queryPreparedIn<Record<string, unknown> & RankColumns>(manager, 'quire_lock_space', LOCK_SPACE_SQL, [userId, spaceId])
+        : await manager.query(FIND_SPACE_SQL, [userId, spaceId])
       : await queryPrepared<Record<string, unknown> & RankColumns>(this.dataSource, 'quire_find_space', FIND_SPACE_SQL, [userId, spaceId]);
     return row ? this.hydrateRanked(Space, row, manager ?? this.dataSource.manager) : null;
   }

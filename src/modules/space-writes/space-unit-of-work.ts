@@ -32,6 +32,10 @@ export interface CommittedRevision {
 
 /** A space being written: its row locked and the caller's access re-checked under that lock, in one transaction. */
 export interface SpaceWrite {
+  /**
+   * The write's transaction. Reading it (destructuring included) tells the write that statements of the
+   * caller's own may have changed the row, so `reload` then reads the space again: take it only where used.
+   */
   readonly em: EntityManager;
   /** The caller's access as read under the lock; `access.space` is the row before this write's changes. */
   readonly access: SpaceAccess;

@@ -89,7 +89,9 @@ export class SpacesService {
   }
 
   update(user: User, spaceId: string, dto: UpdateSpaceDto): Promise<SpaceAccess> {
-    return this.writes.run(spaceId, user, 'admin', async ({ space, update, reload, em }) => {
+    // `write.em` only where a query needs it: a write that sent its own statements reloads the row from the database.
+    return this.writes.run(spaceId, user, 'admin', async (write) => {
+      const { space, update, reload } = write;
       // Checked under the row lock, so a concurrent move cannot take the space out of its collection meanwhile.
       if (dto.visibility === 'in-collection' && space.parentId === null) {
         throw spaceError('space.in_collection_outside_collection', 'visibility: in-collection is only for a space inside a collection');
@@ -101,7 +103,7 @@ export class SpacesService {
       if (dto.defaultLevel !== undefined) changes.defaultLevel = dto.defaultLevel;
       if (dto.visibility !== undefined) changes.visibility = dto.visibility;
       if (dto.mergeRules !== undefined) {
-        const strangers = await this.spaces.nonMembers(space.organizationId, mergeRuleUsers(dto.mergeRules), em);
+        const strangers = await this.spaces.nonMembers(space.organizationId, mergeRuleUsers(dto.mergeRules), write.em);
         if (strangers.length > 0)
           throw spaceError('space.merge_rules_invalid', `mergeRules: users are not members of the organization: ${strangers.join(', ')}`);
       }
