@@ -18,7 +18,8 @@
  * `name=<main.js>` separated by commas, each named in the table)
  * (an A/B of two Quire builds under the same load); FLOOR_SKIP=floor leaves the minimal app out of such a run;
  * QUIRE_NODE_FLAGS (space-separated) are given to node for the first Quire only (an A/B of node flags);
- * FLOOR_REPLY_VARIANT=true adds the minimal app with Quire's JSON writer (`JsonReplyAdapter`) as "floor+reply".
+ * FLOOR_REPLY_VARIANT=true adds the minimal app with Quire's JSON writer (`JsonReplyAdapter`) as "floor+reply";
+ * FLOOR_ROUTES_VARIANT=<n> adds it with n more routes registered ahead of its two (what a route table's size costs).
  * FLOOR_TOGETHER=true loads every server at the same moment in each round instead of one after another: on a
  * machine busy with other work, each server then meets the same contention, and the CPU per request (not the
  * throughput, which the shared load generator bounds) is the figure to compare.
@@ -108,6 +109,9 @@ async function serve(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(FloorModule, adapter, { logger: false, bodyParser: false });
   app.disable('x-powered-by');
   if (quireReply) app.set('etag', weakEtag);
+  // FLOOR_EXTRA_ROUTES=n: n more routes ahead of the two measured, as an app of n routes has (express tries them in turn).
+  const express = app.getHttpAdapter().getInstance() as { get(path: string, handler: (req: unknown, res: { end(): void }) => void): void };
+  for (let i = 0; i < Number(process.env.FLOOR_EXTRA_ROUTES ?? 0); i++) express.get(`/v1/other-${i}/:id`, (_req, res) => res.end());
   await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
   process.on('SIGTERM', () => void app.close().then(() => pool.end().then(() => process.exit(0))));
 }
@@ -159,6 +163,10 @@ async function compare(): Promise<void> {
     servers.push(['bare', await startProcess(node(join(__dirname, 'bare-server.ts')), { DATABASE_URL: database.url }, await freePort())]);
     if (process.env.FLOOR_SKIP !== 'floor')
       servers.push(['floor', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url }, await freePort())]);
+    if (process.env.FLOOR_ROUTES_VARIANT) {
+      const extra = process.env.FLOOR_ROUTES_VARIANT;
+      servers.push([`floor+${extra} routes`, await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_EXTRA_ROUTES: extra }, await freePort())]);
+    }
     if (process.env.FLOOR_REPLY_VARIANT === 'true') {
       servers.push(['floor+reply', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_REPLY: 'quire' }, await freePort())]);
     }
