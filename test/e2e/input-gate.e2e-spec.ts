@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createOrganization, OrgFixture } from '../support/builders';
 import { expectErrorEnvelope } from '../support/contract';
 import { createCollection, createSpace } from '../support/space-builders';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, serverUrl, TestApp } from '../support/test-app';
 
 describe('input gate (request pipeline, step 0)', () => {
   let t: TestApp;
@@ -40,9 +40,7 @@ describe('input gate (request pipeline, step 0)', () => {
   describe('hostile shapes answer within milliseconds while the server keeps serving', () => {
     let base: string;
     beforeAll(async () => {
-      const server = t.app.getHttpServer();
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      base = serverUrl(t);
     });
 
     /**

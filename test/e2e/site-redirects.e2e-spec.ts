@@ -1,11 +1,10 @@
 import { GitBookAPI } from '@gitbook/api';
-import type { AddressInfo } from 'node:net';
 import { SITE_REDIRECTS, SiteRedirectsSource } from '../../src/modules/sites/site-redirects.port';
 import { addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { createSite, sitePath } from '../support/site-builders';
 import { createSpace } from '../support/space-builders';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, serverUrl, TestApp } from '../support/test-app';
 
 /**
  * Site redirects (issue 26, point 8): the public routes, and the `SITE_REDIRECTS` port URL
@@ -257,9 +256,8 @@ describe('site redirects', () => {
     });
 
     it("answers @gitbook/api's getSiteRedirectBySource as the renderer calls it", async () => {
-      const server = await t.app.listen(0, '127.0.0.1');
       // Typed by what the test calls (the package's declarations import './client' without an extension).
-      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: org.admin.token }) as unknown as {
+      const api = new GitBookAPI({ endpoint: serverUrl(t), authToken: org.admin.token }) as unknown as {
         orgs: { getSiteRedirectBySource(org: string, site: string, query: { source: string }): Promise<{ data: unknown }> };
       };
       const res = await api.orgs.getSiteRedirectBySource(org.id, fresh.id, { source: '/old-guide/a' });

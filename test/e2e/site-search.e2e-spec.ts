@@ -1,5 +1,4 @@
 import { GitBookAPI } from '@gitbook/api';
-import type { AddressInfo } from 'node:net';
 import { documentPage, DraftPage, RevisionWriter } from '../../src/modules/content/revision-writer';
 import { SiteSearchService } from '../../src/modules/sites/search/site-search.service';
 import { SpaceUnitOfWork } from '../../src/modules/space-writes/space-unit-of-work';
@@ -7,7 +6,7 @@ import { createOrganization, createUser, membershipOf, OrgFixture } from '../sup
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { addSection, createSite, sitePath } from '../support/site-builders';
 import { createSpace } from '../support/space-builders';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, serverUrl, TestApp } from '../support/test-app';
 
 /**
  * `searchSiteContent` (issue 26, point 7): scopes, grouping by space, excerpts that show the match,
@@ -204,8 +203,7 @@ describe('site search', () => {
   });
 
   it("answers @gitbook/api's client as the renderer calls it", async () => {
-    const server = await t.app.listen(0, '127.0.0.1');
-    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const endpoint = serverUrl(t);
     // The package's declarations import './client' without an extension, which this project's module resolution does not
     // follow: the client's methods are typed here by what the test calls.
     const api = new GitBookAPI({ endpoint, authToken: org.admin.token }) as unknown as {

@@ -1,6 +1,8 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Agent, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
-import request from 'supertest';
+import request, { type Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
@@ -58,7 +60,40 @@ export async function createTestApp(
     app,
     config,
     dataSource: app.get(DataSource),
-    http: request(app.getHttpServer()),
+    http: listeningAgent(app.getHttpServer() as Server),
     close: () => app.close(),
   };
+}
+
+/** The base URL of the app's server (`http://127.0.0.1:<port>`), listening on a free port if it was not yet. */
+export function serverUrl(t: TestApp): string {
+  const server = t.app.getHttpServer() as Server;
+  if (!server.listening) server.listen(0);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
+
+/**
+ * Supertest's agent on a server that listens from its first request to the app's close, over kept-alive connections.
+ * Given a server that is not listening, supertest listens before each request and closes after it, and superagent
+ * opens a connection per request: a bind, a listen, a connect and two closes per request, thousands in a matrix file.
+ * A server already listening is used as it is. It listens on a free port (no host: the bind is synchronous, so
+ * supertest sees the address at once) on the first request, not before: a file that starts the server on a port of
+ * its choosing (`t.app.listen(port)`) does so before its first request.
+ */
+function listeningAgent(server: Server): TestAgent {
+  const agent = request(server);
+  const connections = new Agent({ keepAlive: true });
+  server.once('close', () => connections.destroy());
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof property !== 'string' || !REQUEST_METHODS.has(property) || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (!server.listening) server.listen(0);
+        return (value as (...args: unknown[]) => Test).apply(target, args).agent(connections);
+      };
+    },
+  });
 }
