@@ -68,8 +68,18 @@ export async function createTestApp(
 /** The base URL of the app's server (`http://127.0.0.1:<port>`), listening on a free port if it was not yet. */
 export function serverUrl(t: TestApp): string {
   const server = t.app.getHttpServer() as Server;
-  if (!server.listening) server.listen(0);
+  if (!server.listening) listenUnreferenced(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * Listens on a free port, the server and its kept-alive connections left out of what keeps the process running: a
+ * file that does not close its app ends as it did when supertest closed the server after each request.
+ */
+function listenUnreferenced(server: Server): void {
+  server.listen(0);
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
 }
 
 const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
@@ -91,7 +101,7 @@ function listeningAgent(server: Server): TestAgent {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof property !== 'string' || !REQUEST_METHODS.has(property) || typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (!server.listening) server.listen(0);
+        if (!server.listening) listenUnreferenced(server);
         return (value as (...args: unknown[]) => Test).apply(target, args).agent(connections);
       };
     },
