@@ -77,11 +77,15 @@ export function serverUrl(t: TestApp): string {
  * file that does not close its app ends as it did when supertest closed the server after each request.
  */
 function listenUnreferenced(server: Server): void {
+  // The client lets a connection go after 1 s idle (KEEP_ALIVE_IDLE_MS), long before the server would: a server
+  // closing an idle connection as the client sends on it again fails that request ("socket hang up").
+  server.keepAliveTimeout = 60_000;
   server.listen(0);
   server.unref();
   server.on('connection', (socket) => socket.unref());
 }
 
+const KEEP_ALIVE_IDLE_MS = 1000;
 const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
 
 /**
@@ -94,7 +98,7 @@ const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del',
  */
 function listeningAgent(server: Server): TestAgent {
   const agent = request(server);
-  const connections = new Agent({ keepAlive: true });
+  const connections = new Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS });
   server.once('close', () => connections.destroy());
   return new Proxy(agent, {
     get(target, property, receiver) {
