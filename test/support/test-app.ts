@@ -1,6 +1,8 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Agent, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
-import request from 'supertest';
+import request, { type Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
@@ -58,7 +60,54 @@ export async function createTestApp(
     app,
     config,
     dataSource: app.get(DataSource),
-    http: request(app.getHttpServer()),
+    http: listeningAgent(app.getHttpServer() as Server),
     close: () => app.close(),
   };
+}
+
+/** The base URL of the app's server (`http://127.0.0.1:<port>`), listening on a free port if it was not yet. */
+export function serverUrl(t: TestApp): string {
+  const server = t.app.getHttpServer() as Server;
+  if (!server.listening) listenUnreferenced(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * Listens on a free port, the server and its kept-alive connections left out of what keeps the process running: a
+ * file that does not close its app ends as it did when supertest closed the server after each request.
+ */
+function listenUnreferenced(server: Server): void {
+  // The client lets a connection go after 1 s idle (KEEP_ALIVE_IDLE_MS), long before the server would: a server
+  // closing an idle connection as the client sends on it again fails that request ("socket hang up").
+  server.keepAliveTimeout = 60_000;
+  server.listen(0);
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
+}
+
+const KEEP_ALIVE_IDLE_MS = 1000;
+const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
+
+/**
+ * Supertest's agent on a server that listens from its first request to the app's close, over kept-alive connections.
+ * Given a server that is not listening, supertest listens before each request and closes after it, and superagent
+ * opens a connection per request: a bind, a listen, a connect and two closes per request, thousands in a matrix file.
+ * A server already listening is used as it is. It listens on a free port (no host: the bind is synchronous, so
+ * supertest sees the address at once) on the first request, not before: a file that starts the server on a port of
+ * its choosing (`t.app.listen(port)`) does so before its first request.
+ */
+function listeningAgent(server: Server): TestAgent {
+  const agent = request(server);
+  const connections = new Agent({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS });
+  server.once('close', () => connections.destroy());
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof property !== 'string' || !REQUEST_METHODS.has(property) || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (!server.listening) listenUnreferenced(server);
+        return (value as (...args: unknown[]) => Test).apply(target, args).agent(connections);
+      };
+    },
+  });
 }
