@@ -165,7 +165,10 @@ async function compare(): Promise<void> {
       servers.push(['floor', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url }, await freePort())]);
     if (process.env.FLOOR_ROUTES_VARIANT) {
       const extra = process.env.FLOOR_ROUTES_VARIANT;
-      servers.push([`floor+${extra} routes`, await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_EXTRA_ROUTES: extra }, await freePort())]);
+      servers.push([
+        `floor+${extra} routes`,
+        await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_EXTRA_ROUTES: extra }, await freePort()),
+      ]);
     }
     if (process.env.FLOOR_REPLY_VARIANT === 'true') {
       servers.push(['floor+reply', await startProcess([...node(__filename), 'serve'], { DATABASE_URL: database.url, FLOOR_REPLY: 'quire' }, await freePort())]);
