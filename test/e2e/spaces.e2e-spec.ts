@@ -351,9 +351,11 @@ describe('spaces', () => {
       }
       expect(res.body).toMatchObject({ title: 'Renamed', permissions: { admin: true } });
       const accessReads = sent.filter(({ text }) => text.includes('AS access_rank'));
+      // Named unless the run goes through PgBouncer in transaction mode (DATABASE_PREPARED_STATEMENTS=false: plain statements).
+      const named = process.env.DATABASE_PREPARED_STATEMENTS !== 'false';
       expect(accessReads.map(({ name, text }) => ({ name, locks: text.includes('FOR UPDATE') }))).toEqual([
-        { name: 'quire_find_space', locks: false },
-        { name: 'quire_lock_space', locks: true },
+        { name: named ? 'quire_find_space' : undefined, locks: false },
+        { name: named ? 'quire_lock_space' : undefined, locks: true },
       ]);
     });
 
