@@ -176,10 +176,12 @@ async function compare(): Promise<void> {
     const quireFlags = process.env.QUIRE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
     servers.push(['quire', await startProcess([...quireFlags, main], quireEnv, await freePort())]);
     // QUIRE_BASE=<main.js>, or several as name=<main.js> separated by commas: other builds beside this one.
+    const bases: [string, Server][] = [];
     for (const [index, entry] of (process.env.QUIRE_BASE?.split(',').filter(Boolean) ?? []).entries()) {
       const [name, file] = entry.includes('=') ? entry.split('=') : [index ? `quire-base-${index + 1}` : 'quire-base', entry];
-      servers.push([name, await startProcess([file], quireEnv, await freePort())]);
+      bases.push([name, await startProcess([file], quireEnv, await freePort())]);
     }
+    servers.push(...bases);
 
     const quire = servers.find(([name]) => name === 'quire')![1];
     const created = await fetch(`${quire.url}/v1/orgs/${boot.organizationId}/spaces`, {
@@ -189,7 +191,7 @@ async function compare(): Promise<void> {
     });
     const spaceId = ((await created.json()) as { id: string }).id;
     // The other build serves a write too, so both are in the state of a replica in service (decision 68).
-    for (const [name, base] of servers.filter(([name]) => name !== 'quire' && name.startsWith('quire'))) {
+    for (const [name, base] of bases) {
       const written = await fetch(`${base.url}/v1/orgs/${boot.organizationId}/spaces`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },

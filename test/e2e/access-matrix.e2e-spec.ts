@@ -1,3 +1,4 @@
+import { changedParts, type RowHashes } from '../support/access-checks';
 import type { Test } from 'supertest';
 import { MEMBER_ROLES, type MemberRoleOrGuest } from '../../src/common/roles';
 import { collectionPermissions, spacePermissions, type CollectionAction, type SpaceAction } from '../../src/modules/access/access.policy';
@@ -66,9 +67,7 @@ describe('access matrix (generated from the route declarations)', () => {
   });
 
   /** A hash of every row of the organization and its space, per table and column naming them. */
-  const snapshot = async (): Promise<{ part: string; hash: string }[]> => await t.dataSource.query(snapshotSql, [org.id, space.id]);
-  const changedParts = (before: { part: string; hash: string }[], after: { part: string; hash: string }[]) =>
-    after.filter(({ part, hash }) => before.find((row) => row.part === part)?.hash !== hash).map(({ part }) => part);
+  const snapshot = async (): Promise<RowHashes> => await t.dataSource.query(snapshotSql, [org.id, space.id]);
 
   /** A body the route would accept, for routes that write: if a refusal ever let one through, the snapshot would show it. */
   const bodies = (): Record<string, object> => ({

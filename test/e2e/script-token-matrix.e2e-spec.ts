@@ -1,3 +1,4 @@
+import { changedParts, type RowHashes } from '../support/access-checks';
 import { readFileSync } from 'node:fs';
 import type { Response } from 'supertest';
 import { INTEGRATION_SCOPES, type IntegrationScope } from '../../src/common/access/script-access';
@@ -19,7 +20,6 @@ import { createTestApp, TestApp } from '../support/test-app';
  * row of the organization, its spaces or its sites.
  */
 
-type Snapshot = { part: string; hash: string }[];
 type Case = { name: string; scopes: IntegrationScope[]; selected: boolean; foreign: boolean };
 
 interface PublicOperation {
@@ -167,9 +167,7 @@ describe('script-token matrix (every route, generated from the route table and t
   });
 
   /** A hash of every row of the organization, its spaces and its site, per table and column naming them. */
-  const snapshot = async (): Promise<Snapshot> => await t.dataSource.query(snapshotSql, [[org.id, covered.id, uncovered.id, site.id]]);
-  const changedParts = (before: Snapshot, after: Snapshot) =>
-    after.filter(({ part, hash }) => before.find((row) => row.part === part)?.hash !== hash).map(({ part }) => part);
+  const snapshot = async (): Promise<RowHashes> => await t.dataSource.query(snapshotSql, [[org.id, covered.id, uncovered.id, site.id]]);
 
   /** The installation as the case needs it (granted scopes, selections); the token reads it on each request. */
   let arranged: Case | undefined;

@@ -61,3 +61,11 @@ export function itChecksAccess<F = undefined>(app: () => TestApp, route: RouteAc
     await member.after?.(org, fixture);
   });
 }
+
+/** Rows hashed per table and column naming the fixture (`part`), as the matrices' snapshot statements answer them. */
+export type RowHashes = { part: string; hash: string }[];
+
+/** The parts of `after` whose hash differs from `before`'s: the tables a refused request must not have changed. */
+export function changedParts(before: RowHashes, after: RowHashes): string[] {
+  return after.filter(({ part, hash }) => before.find((row) => row.part === part)?.hash !== hash).map(({ part }) => part);
+}

@@ -56,8 +56,8 @@ export class AccessRepository {
    * `lock`: its row locked until `manager`'s transaction ends (the space's write path).
    */
   async findSpace(userId: string, spaceId: string, manager?: EntityManager, lock = false): Promise<Ranked<Space> | null> {
-    // Behind every space route: prepared once per connection, unless it must run in the caller's transaction.
-    // Behind every space write too: the lock and re-check, prepared on the transaction's connection.
+    // Behind every space route (the guard's read) and every space write (the lock and re-check, on the write's own
+    // connection): prepared once per connection. A read inside a caller's transaction goes through TypeORM.
     const [row] = manager
       ? lock
         ? await queryPreparedIn<Record<string, unknown> & RankColumns>(manager, 'quire_lock_space', LOCK_SPACE_SQL, [userId, spaceId])
