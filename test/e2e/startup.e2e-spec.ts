@@ -75,10 +75,14 @@ describe('start-up and stop', () => {
     const base = new URL(testDatabase());
     const withPath = (path: string) => Object.assign(new URL(base), { pathname: path }).toString();
     const closedPort = await freePort();
+    // The test database's own address: 127.0.0.1:5432 in CI, the embedded cluster's port when DATABASE_URL is unset.
+    const at = `${base.hostname}:${base.port || 5432}`.replace(/\./g, '\\.');
     const cases: { env: Record<string, string>; line: RegExp }[] = [
       {
         env: { DATABASE_URL: withPath('/quire_missing_db') },
-        line: /^Cannot start: database "quire_missing_db" does not exist on 127\.0\.0\.1:5432\. Create it \(createdb .*quire_missing_db\), or unset DATABASE_URL to use the embedded PostgreSQL under DATA_DIR\.$/,
+        line: new RegExp(
+          `^Cannot start: database "quire_missing_db" does not exist on ${at}\\. Create it \\(createdb .*quire_missing_db\\), or unset DATABASE_URL to use the embedded PostgreSQL under DATA_DIR\\.$`,
+        ),
       },
       {
         env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/quire` },
@@ -86,7 +90,7 @@ describe('start-up and stop', () => {
       },
       {
         env: { DATABASE_URL: Object.assign(new URL(base), { username: 'quire_no_such_role', password: 'wrong' }).toString() },
-        line: /^Cannot start: PostgreSQL on 127\.0\.0\.1:5432 refused user "quire_no_such_role" \(.+\)\. Fix the user name and password in DATABASE_URL\.$/,
+        line: new RegExp(`^Cannot start: PostgreSQL on ${at} refused user "quire_no_such_role" \\(.+\\)\\. Fix the user name and password in DATABASE_URL\\.$`),
       },
       { env: { PORT: 'abc' }, line: /^Invalid environment variable PORT: must be an integer number \(got "abc"\)$/ },
       { env: { PORT: '70000' }, line: /^Invalid environment variable PORT: must not be greater than 65535 \(got "70000"\)$/ },
