@@ -1,7 +1,7 @@
 /* Where a recorded audit event's cost goes, on one write workload. Standalone:
  *   AUDIT_ENABLED=true|false node -r @swc-node/register bench/audit-profile.ts
  * One app in this process on a fresh database; after a warm-up, PROFILE_REQUESTS (default 1500) requests of
- * PROFILE_WORKLOAD (patch, comment, cr; default patch), 4 at a time, then: the statements sent per request (a
+ * PROFILE_WORKLOAD (patch, comment, cr; default patch), PROFILE_CONCURRENCY (default 4) at a time, then: the statements sent per request (a
  * counting wrapper on pg's Client.query), the node and PostgreSQL CPU per request (this process; the database's
  * backends from /proc/<pid>/schedstat; the sealing of the window's events included unless PROFILE_SEAL=false), and the
  * top frames of a CPU profile of the window (node:inspector) by self time. PROFILE_DIR keeps the .cpuprofile. The
@@ -21,6 +21,7 @@ process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 1500);
 const WORKLOAD = process.env.PROFILE_WORKLOAD ?? 'patch';
 const SEAL = process.env.PROFILE_SEAL !== 'false';
+const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 4);
 
 const statements = new Map<string, number>();
 const query = Client.prototype.query as (...args: unknown[]) => unknown;
@@ -46,7 +47,7 @@ function send(bench: BenchApp, spaces: string[]): (i: number) => Promise<unknown
 async function run(fn: (i: number) => Promise<unknown>, n: number): Promise<void> {
   let next = 0;
   await Promise.all(
-    Array.from({ length: 4 }, async () => {
+    Array.from({ length: CONCURRENCY }, async () => {
       while (next < n) await fn(next++);
     }),
   );

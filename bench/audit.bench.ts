@@ -27,6 +27,8 @@ process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const REQUESTS = Number(process.env.BENCH_AUDIT_REQUESTS ?? 400);
 const CONCURRENCY = 4;
+/** Warm-up rounds of each app before the measured ones (BENCH_AUDIT_WARMUP). */
+const WARMUP = Number(process.env.BENCH_AUDIT_WARMUP ?? 3);
 const LIST_REQUESTS = Number(process.env.BENCH_AUDIT_LIST_REQUESTS ?? 200);
 /** BENCH_AUDIT_UNSEALED=true seeds unsealed events: the lists are then measured while the sealer chains them all. */
 const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
@@ -138,6 +140,8 @@ async function recordingCost(lines: string[]): Promise<void> {
     await seed(on.app.get(DataSource), 'bench-history', 'bench-history-user', 1, 20_000, 30);
     const databases = { on: databaseOf(on.databaseUrl), off: databaseOf(off.databaseUrl) };
     lines.push(
+      `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating`,
+      ``,
       `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |`,
       `| --- | --- | --- | --- | --- | --- | --- |`,
     );
@@ -145,8 +149,11 @@ async function recordingCost(lines: string[]): Promise<void> {
     for (const [name, workload] of chosenWorkloads()) {
       const sendOn = workload(on, spaces.on);
       const sendOff = workload(off, spaces.off);
-      await throughput(on, sendOn); // warm-up, both
-      await throughput(off, sendOff);
+      // Warm-up, both, alternating: until V8 has compiled the paths each app takes, the first rounds measure the compiler.
+      for (let round = 0; round < WARMUP; round++) {
+        await throughput(on, sendOn);
+        await throughput(off, sendOff);
+      }
       const results = { on: [] as Round[], off: [] as Round[], ratio: [] as number[], cpuRatio: [] as number[] };
       for (let round = 0; round < ROUNDS; round++) {
         const first: 'on' | 'off' = round % 2 === 0 ? 'on' : 'off';

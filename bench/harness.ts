@@ -274,7 +274,8 @@ export function tablesFromMarkdown(text: string): ResultTable[] {
         rows.push(cells(lines[j]).map((cell) => (/^-?\d+(\.\d+)?$/.test(cell) ? Number(cell) : cell)));
       tables.push({ title: title || 'Results', columns: cells(line), rows });
       i = j - 1;
-    } else if (line && !line.startsWith('|')) {
+    } else if (line && !line.startsWith('|') && !line.startsWith('{')) {
+      // Not a log line the app under measure printed (JSON): the bench's own heading.
       title = line.replace(/:$/, '');
     }
   }
