@@ -32,6 +32,41 @@ export async function queryPrepared<R>(dataSource: DataSource, name: string, tex
   }
 }
 
+/** One read connection kept for a sequence of reads (a stream's batches): see `holdReadConnection`. */
+export interface HeldReadConnection {
+  /** A named prepared statement on the held connection (plain with DATABASE_PREPARED_STATEMENTS=false). */
+  query<R>(name: string, text: string, values: unknown[]): Promise<R[]>;
+  /** Gives the connection back (once; later calls do nothing). */
+  release(): void;
+}
+
+/**
+ * A read connection (a replica's in a read scope, as `queryPrepared` picks it) held until `release`: the reads
+ * of one stream then meet one server, and a stream never waits on the pool for its next batch. A statement
+ * that fails on a broken connection marks it, so the pool drops it on release.
+ */
+export async function holdReadConnection(dataSource: DataSource): Promise<HeldReadConnection> {
+  const [client, giveBack] = await obtainReadConnection(dataSource);
+  const named = !plain.has(dataSource);
+  let broken: Error | undefined;
+  let released = false;
+  return {
+    async query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
+      try {
+        return (await client.query(named ? { name, text, values } : { text, values })).rows as R[];
+      } catch (error) {
+        if (!(error as { code?: string }).code) broken = error as Error;
+        throw error;
+      }
+    },
+    release() {
+      if (released) return;
+      released = true;
+      giveBack(broken);
+    },
+  };
+}
+
 /**
  * As `queryPrepared`, inside `manager`'s transaction: the named statement runs on that transaction's own
  * connection, so a statement every write sends under its lock (the space's row lock and access re-check) is

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, QueryRunner } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page, paginate } from '../../common/pagination/paginate';
 import { Blob } from './blob.entity';
@@ -11,10 +11,14 @@ import { RevisionPage } from './revision-page.entity';
 import { RevisionReusableContent } from './revision-reusable-content.entity';
 import { Revision } from './revision.entity';
 import { hydrate } from '../../database/hydrate';
-import { queryPrepared } from '../../database/prepared-query';
+import { holdReadConnection, queryPrepared, type HeldReadConnection } from '../../database/prepared-query';
+
+/** A streamed tree row with its stored key, from which the next batch starts. */
+type KeyedTreeRow = TreeRow & { treeKey: string };
 
 const FIND_REVISION_SQL = `SELECT * FROM revisions WHERE id = $1 AND space_id = $2`;
 const REVISION_FILES_SQL = `SELECT * FROM revision_files WHERE revision_id = $1 ORDER BY file_id ASC`;
+const PATHS_OF_SQL = `SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`;
 const REVISION_REUSABLE_CONTENTS_SQL = `SELECT * FROM revision_reusable_contents WHERE revision_id = $1 ORDER BY reusable_content_id ASC`;
 
 /**
@@ -163,65 +167,67 @@ export class ContentRepository {
 
   /**
    * The revision's tree in the order it is shown (depth first, siblings by position), each page
-   * with its depth and body, `batchSize` rows at a time from a server-side cursor: memory stays
-   * flat however many pages the revision has. Pages that are not shown (groups below the top
-   * level, and what is under them or under a link) are left out, as the presenter leaves them out.
+   * with its depth and body, `batchSize` rows at a time: memory stays flat however many pages the
+   * revision has. Pages that are not shown (groups below the top level, and what is under them or
+   * under a link) are left out, as the presenter leaves them out.
    *
    * PostgreSQL writes the parts of each page's JSON that are short text and flags (`head`,
    * `slugPath`, `flags`): its escaping of a string is JSON.stringify's (the same characters
    * escaped, `\u00xx` in lower case; stored text has no lone surrogates). Bodies come as text:
    * JSON.stringify escapes them faster than the backend, the slower side of the stream.
    *
-   * Rows come in the order of their stored key (`tree_key`, `tree/tree-keys.ts`): one index range
-   * scan of the revision's rows, or for a layer a merge of two (its own live rows, its base's it
-   * does not override), each page's body looked up by key as it goes: no walk, no sort, and the
-   * first rows come at once. The next batch is fetched while the caller works on the current one,
-   * so at most two batches are held.
+   * Rows come in the order of their stored key (`tree_key`, `tree/tree-keys.ts`), each batch from
+   * after the last key of the one before: one index range scan of the revision's rows, or for a layer
+   * a merge of two (its own live rows, its base's it does not override), each page's body looked up
+   * by key as it goes: no walk, no sort, and the first rows come at once. A revision's rows never
+   * change once it is written, so the batches need no shared snapshot: each is one prepared
+   * statement (a tree of fewer than `batchSize` shown pages is one statement in all), on one
+   * connection held for the stream (a replica that had the revision keeps serving it). The next batch
+   * is fetched while the caller works on the current one, so at most two batches are held.
    */
-  streamTree(revisionId: string, batchSize = 500): TreeCursor {
-    const runner = this.dataSource.createQueryRunner('slave');
-    let reading = false;
+  streamTree(revision: Pick<Revision, 'id' | 'baseId'>, batchSize = 500): TreeCursor {
+    const limit = Math.max(1, Math.floor(batchSize));
+    let held: HeldReadConnection | undefined;
     return {
-      batches: this.treeBatches(runner, revisionId, batchSize, (open) => (reading = open)),
-      // Paths asked for while the tree is read come from the stream's own connection and snapshot:
-      // a second connection per stream could wait forever on a pool that the streams themselves hold.
-      pathsOf: (pageIds) => (reading ? this.pathsOf(revisionId, pageIds, runner.manager) : this.pathsOf(revisionId, pageIds)),
+      batches: this.treeBatches(revision, limit, (connection) => (held = connection)),
+      // Paths asked for while the tree is read come from the stream's own connection: a second
+      // connection per stream could wait forever on a pool that the streams themselves hold.
+      pathsOf: async (pageIds) => {
+        if (!held || pageIds.length === 0) return this.pathsOf(revision.id, pageIds);
+        const rows = await held.query<{ page_id: string; path: string | null }>('quire_paths_of', PATHS_OF_SQL, [revision.id, pageIds]);
+        return new Map(rows.map((row) => [row.page_id, row.path]));
+      },
     };
   }
 
-  private async *treeBatches(runner: QueryRunner, revisionId: string, batchSize: number, reading: (open: boolean) => void): AsyncGenerator<TreeRow[]> {
-    await runner.connect();
-    let open = false;
-    let pending: Promise<TreeRow[]> | undefined;
+  private async *treeBatches(
+    revision: Pick<Revision, 'id' | 'baseId'>,
+    limit: number,
+    holding: (connection: HeldReadConnection | undefined) => void,
+  ): AsyncGenerator<TreeRow[]> {
+    const connection = await holdReadConnection(this.dataSource);
+    holding(connection);
+    const layer = revision.baseId !== null;
+    const name = `quire_tree_${layer ? 'layer' : 'full'}_${limit}`;
+    const text = treeQuery(layer, limit);
+    const batchAfter = (key: string) => {
+      const rows = connection.query<KeyedTreeRow>(name, text, layer ? [revision.id, key, revision.baseId] : [revision.id, key]);
+      // Awaited below or in `finally`; never an unhandled rejection when the caller stops early.
+      rows.catch(() => undefined);
+      return rows;
+    };
+    let pending: Promise<KeyedTreeRow[]> | undefined = batchAfter('');
     try {
-      await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      open = true;
-      reading(true);
-      // The order comes from the index (`treeQuery`); a planner misled by stale statistics would sort instead.
-      await runner.query('SET LOCAL enable_sort = off');
-      const [{ base_id: baseId }]: { base_id: string | null }[] = await runner.query(`SELECT base_id FROM revisions WHERE id = $1`, [revisionId]);
-      await runner.query(`DECLARE revision_tree NO SCROLL CURSOR FOR ${treeQuery(baseId !== null)}`, baseId === null ? [revisionId] : [revisionId, baseId]);
-      const fetch = () => {
-        const rows: Promise<TreeRow[]> = runner.query(`FETCH ${Math.max(1, Math.floor(batchSize))} FROM revision_tree`);
-        // Awaited below or in `finally`; never an unhandled rejection when the caller stops early.
-        rows.catch(() => undefined);
-        return rows;
-      };
-      pending = fetch();
-      for (;;) {
-        const rows = await pending;
-        pending = undefined;
-        if (rows.length === 0) break;
-        pending = fetch();
-        yield rows;
+      while (pending) {
+        const rows: KeyedTreeRow[] = await pending;
+        // A full batch may have more after it: asked for now, read while the caller works on this one.
+        pending = rows.length === limit ? batchAfter(rows[rows.length - 1].treeKey) : undefined;
+        if (rows.length > 0) yield rows;
       }
-      await runner.query('COMMIT');
-      open = false;
     } finally {
-      reading(false);
+      holding(undefined);
       if (pending) await pending.catch(() => undefined);
-      if (open) await runner.query('ROLLBACK').catch(() => undefined);
-      await runner.release();
+      connection.release();
     }
   }
 
@@ -293,7 +299,7 @@ export class ContentRepository {
 }
 
 /** What the stream reads of a page: its JSON's short text written here, the rest raw (see `TreeRow`). */
-const TREE_ROW = `length(p.tree_key) - length(replace(p.tree_key, chr(1), '')) - 1 AS depth,
+const TREE_ROW = `length(p.tree_key) - length(replace(p.tree_key, chr(1), '')) - 1 AS depth, p.tree_key AS "treeKey",
   p.kind, p.page_id AS "pageId", p.path,
   '{"id":' || to_json(p.page_id)::text || ',"title":' || to_json(p.title)::text
     || CASE WHEN p.emoji <> '' THEN ',"emoji":' || to_json(p.emoji)::text ELSE '' END
@@ -315,20 +321,22 @@ const TREE_ROW = `length(p.tree_key) - length(replace(p.tree_key, chr(1), '')) -
   CASE WHEN p.kind NOT IN ('link', 'group') THEN (SELECT d.markdown FROM documents d WHERE d.id = p.document_id) END AS markdown`;
 
 /**
- * The shown pages of a revision (`$1`) in key order (pages not shown have the empty key). A layer
- * (`$2`: its full base) is read as `revision_pages` resolves it, written out so that the planner
- * merges two ordered index scans (Merge Append): through the view, the base's branch joins
- * `revisions` first and loses the index's order, and a branch without its own ORDER BY is planned
- * for its cheapest path, unordered. The body is a subquery per row, so no sort or hash carries it.
+ * The next `limit` shown pages of a revision (`$1`) in key order after the key `$2` (pages not shown have
+ * the empty key, so `''` starts the tree). A layer (`$3`: its full base) is read as `revision_pages`
+ * resolves it, written out so that the planner merges two ordered index scans (Merge Append): through
+ * the view, the base's branch joins `revisions` first and loses the index's order, and a branch without
+ * its own ORDER BY is planned for its cheapest path, unordered. The limit is written into the text (one
+ * prepared statement per batch size), so even a generic plan knows a batch is small and reads the index
+ * in order rather than sorting. The body is a subquery per row, so no sort or hash carries it.
  */
-function treeQuery(layer: boolean): string {
-  const own = `SELECT * FROM revision_page_rows s WHERE s.revision_id = $1 AND NOT s.deleted AND s.tree_key > '' ORDER BY s.tree_key`;
+function treeQuery(layer: boolean, limit: number): string {
+  const own = `SELECT * FROM revision_page_rows s WHERE s.revision_id = $1 AND NOT s.deleted AND s.tree_key > $2 ORDER BY s.tree_key LIMIT ${limit}`;
   if (!layer) return `SELECT ${TREE_ROW} FROM (${own}) p ORDER BY p.tree_key`;
   return `SELECT ${TREE_ROW} FROM (
       (${own})
       UNION ALL
-      (SELECT * FROM revision_page_rows b WHERE b.revision_id = $2 AND NOT b.deleted AND b.tree_key > ''
+      (SELECT * FROM revision_page_rows b WHERE b.revision_id = $3 AND NOT b.deleted AND b.tree_key > $2
          AND NOT EXISTS (SELECT 1 FROM revision_page_rows o WHERE o.revision_id = $1 AND o.page_id = b.page_id)
-       ORDER BY b.tree_key)
-    ) p ORDER BY p.tree_key`;
+       ORDER BY b.tree_key LIMIT ${limit})
+    ) p ORDER BY p.tree_key LIMIT ${limit}`;
 }

@@ -91,7 +91,7 @@ export class ContentService {
   async revisionStream(access: SpaceAccess, revisionId: string | undefined, options: { computed?: boolean } = {}): Promise<RevisionStream> {
     const { revision, context } = await this.open(access, revisionId);
     const [files, reusableContents] = await Promise.all([this.content.files(revision.id), this.content.reusableContents(revision.id)]);
-    return { context, revision, files, reusableContents, ...this.treeOf(revision.id, context.organizationId, options.computed ?? true) };
+    return { context, revision, files, reusableContents, ...this.treeOf(revision, context.organizationId, options.computed ?? true) };
   }
 
   /** The page tree of a revision to stream. */
@@ -101,11 +101,11 @@ export class ContentService {
     options: { computed?: boolean } = {},
   ): Promise<Pick<RevisionStream, 'context' | 'tree' | 'pathsOf'>> {
     const { revision, context } = await this.open(access, revisionId);
-    return { context, ...this.treeOf(revision.id, context.organizationId, options.computed ?? true) };
+    return { context, ...this.treeOf(revision, context.organizationId, options.computed ?? true) };
   }
 
-  private treeOf(revisionId: string, organizationId: string, computed: boolean): Pick<RevisionStream, 'tree' | 'pathsOf'> {
-    const cursor = this.content.streamTree(revisionId);
+  private treeOf(revision: Revision, organizationId: string, computed: boolean): Pick<RevisionStream, 'tree' | 'pathsOf'> {
+    const cursor = this.content.streamTree(revision);
     return { tree: this.computedBatches(cursor.batches, organizationId, computed), pathsOf: cursor.pathsOf };
   }
 
