@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/pagination/cursor';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto';
 import type { Page } from '../../../common/pagination/paginate';
+import { queryPrepared } from '../../../database/prepared-query';
 import { checkedTable, SEARCH_CONFIG } from '../../space-writes/search-index-writes.repository';
 import type { SearchHit, SectionHit } from './search.read-model';
 
@@ -15,6 +16,24 @@ const MAX_SECTION_CHARS = 400_000;
 const LIST = 'search:score:desc';
 /** SQLSTATE of a relation that does not exist. */
 const UNDEFINED_TABLE = '42P01';
+
+/*
+ * Statements whose plan does not hang on the query's words are named prepared statements (planned once per
+ * connection): the parse of the query with each space's table, and the sections of the pages found (read by
+ * document id). The statements that find and count the matches stay planned for each query: whether a word is on
+ * most pages (a scan that stops at the bound) or on few (the GIN index) is what their plan is chosen by.
+ */
+const PARSE_SQL = `SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery, s.space_id, t.table_name AS table
+  FROM unnest($2::text[]) s(space_id) LEFT JOIN search_tables t ON t.space_id = s.space_id`;
+const SECTIONS_SQL = `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body, ts_rank(${WEIGHTS}, v.tsv, q) AS score
+  FROM document_sections s
+  CROSS JOIN websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
+  CROSS JOIN LATERAL (
+    SELECT setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
+           setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_SECTION_CHARS})), 'C') AS tsv
+  ) v
+  WHERE s.document_id = ANY($1) AND v.tsv @@ q
+  ORDER BY score DESC, s.position`;
 
 /** A query parsed for one space (`SearchIndexRepository.parse`). */
 export interface ParsedSearch {
@@ -199,11 +218,10 @@ export class SearchIndexRepository {
    * own after a large rebuild, else null: search_pages), in one round trip for several spaces.
    */
   async parse(spaceIds: string[], query: string): Promise<Map<string, ParsedSearch>> {
-    const rows: { tsquery: string; space_id: string; table: string | null }[] = await this.dataSource.query(
-      `SELECT websearch_to_tsquery('${SEARCH_CONFIG}', $1)::text AS tsquery, s.space_id, t.table_name AS table
-         FROM unnest($2::text[]) s(space_id) LEFT JOIN search_tables t ON t.space_id = s.space_id`,
-      [query, spaceIds],
-    );
+    const rows = await queryPrepared<{ tsquery: string; space_id: string; table: string | null }>(this.dataSource, 'quire_search_parse', PARSE_SQL, [
+      query,
+      spaceIds,
+    ]);
     return new Map(rows.map((row) => [row.space_id, { tsquery: row.tsquery, table: row.table }]));
   }
 
@@ -213,18 +231,7 @@ export class SearchIndexRepository {
    */
   async sections(documentIds: string[], query: string): Promise<SectionHit[]> {
     if (documentIds.length === 0) return [];
-    const rows: SectionHit[] = await this.dataSource.query(
-      `SELECT s.document_id AS "documentId", s.anchor, s.heading, s.body, ts_rank(${WEIGHTS}, v.tsv, q) AS score
-       FROM document_sections s
-       CROSS JOIN websearch_to_tsquery('${SEARCH_CONFIG}', $2) q
-       CROSS JOIN LATERAL (
-         SELECT setweight(to_tsvector('${SEARCH_CONFIG}', s.heading), 'B') ||
-                setweight(to_tsvector('${SEARCH_CONFIG}', left(s.body, ${MAX_SECTION_CHARS})), 'C') AS tsv
-       ) v
-       WHERE s.document_id = ANY($1) AND v.tsv @@ q
-       ORDER BY score DESC, s.position`,
-      [documentIds, query],
-    );
+    const rows = await queryPrepared<SectionHit>(this.dataSource, 'quire_search_sections', SECTIONS_SQL, [documentIds, query]);
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 }
