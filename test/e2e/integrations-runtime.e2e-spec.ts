@@ -32,14 +32,18 @@ describe('integrations: installations, events, render, public endpoint, sandbox 
     ensureGitbookCli();
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: endpoint,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      INTEGRATION_SCRIPT_TIMEOUT_MS: '3000',
-      INTEGRATION_SCRIPT_MEMORY_MB: '200',
-      JOBS_ENABLED: 'true',
-    });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp(
+      {
+        PUBLIC_URL: endpoint,
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        INTEGRATION_SCRIPT_TIMEOUT_MS: '3000',
+        INTEGRATION_SCRIPT_MEMORY_MB: '200',
+        JOBS_ENABLED: 'true',
+      },
+      undefined,
+      undefined,
+      port,
+    );
     org = await createOrganization(t);
     space = await createSpace(t, org);
     const run = await gitbook('quire-sample', ['publish'], { endpoint, token: org.admin.token, organization: org.id });

@@ -21,8 +21,7 @@ describe('integrations: sample integrations built and published with the GitBook
     ensureGitbookCli();
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' }, undefined, undefined, port);
     org = await createOrganization(t);
     for (const sample of ['quire-webframe', 'quire-site-script', 'quire-webhook']) {
       const run = await gitbook(sample, ['publish'], { endpoint, token: org.admin.token, organization: org.id });

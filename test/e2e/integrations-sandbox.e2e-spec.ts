@@ -95,15 +95,19 @@ describe('integrations: the sandbox for the whole life of a process, and what Gi
     ensureGitbookCli();
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: endpoint,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      INTEGRATION_SCRIPT_TIMEOUT_MS: '3000',
-      INTEGRATION_SCRIPT_MEMORY_MB: String(MEMORY_MB),
-      INTEGRATION_SCRIPT_AFTER_ANSWER_MS: String(AFTER_ANSWER_MS),
-      JOBS_ENABLED: 'true',
-    });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp(
+      {
+        PUBLIC_URL: endpoint,
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        INTEGRATION_SCRIPT_TIMEOUT_MS: '3000',
+        INTEGRATION_SCRIPT_MEMORY_MB: String(MEMORY_MB),
+        INTEGRATION_SCRIPT_AFTER_ANSWER_MS: String(AFTER_ANSWER_MS),
+        JOBS_ENABLED: 'true',
+      },
+      undefined,
+      undefined,
+      port,
+    );
     sandbox = t.app.get(ScriptSandbox);
     a = await createOrganization(t, { title: 'Compat Org A' });
     b = await createOrganization(t);

@@ -40,8 +40,7 @@ describe('integrations: who reads an installation’s configuration', () => {
   beforeAll(async () => {
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true' });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true' }, undefined, undefined, port);
     org = await createOrganization(t);
     space = await createSpace(t, org);
     site = await createSite(t, org);
@@ -220,8 +219,7 @@ describe('integrations: script tokens, scoped to the installation and the manife
   beforeAll(async () => {
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' }, undefined, undefined, port);
     // The same admin administers both organizations: the token must still not reach the other one.
     org = await createOrganization(t);
     other = await createOrganization(t, { admin: org.admin });
@@ -314,7 +312,6 @@ describe('integrations: publish, discover, unpublish', () => {
   beforeAll(async () => {
     ensureGitbookCli();
     t = await createTestApp({ OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
-    await t.app.listen(0, '127.0.0.1');
     endpoint = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     org = await createOrganization(t);
   }, 300_000);

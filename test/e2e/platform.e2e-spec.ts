@@ -658,9 +658,7 @@ describe('input gate (request pipeline, step 0)', () => {
 
   /** A POST to the create-space route with exactly these headers (supertest always names a content type). */
   async function raw(headers: Record<string, string>, body: string | Buffer): Promise<{ status: number; body: string }> {
-    const server = t.app.getHttpServer();
-    if (!server.address()) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = server.address() as AddressInfo;
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
     return new Promise((resolve, reject) => {
       const req = httpRequest(
         { host: '127.0.0.1', port, method: 'POST', path: spaces(), headers: { authorization: `Bearer ${org.admin.token}`, ...headers } },

@@ -5,7 +5,7 @@ import { createChangeRequest } from '../support/comment-builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { ReaderSite, createReaderSite, unsignedJwt, useTestRedirects, visitorJwt, writeTree } from '../support/published-builders';
 import { createSiteWithSpaces, sitePath } from '../support/site-builders';
-import { TestApp, createTestApp } from '../support/test-app';
+import { TestApp, createTestApp, serverUrl } from '../support/test-app';
 import { Client } from 'pg';
 import { TEST_DATABASE_URL } from '../support/database';
 import { SnapshotFreshness } from '../../src/modules/published/snapshot-freshness';
@@ -230,11 +230,8 @@ describe('POST /v1/urls/published: the resolution matrix', () => {
 
   it('drives through @gitbook/api: resolvePublishedContentByUrl and the deprecated getPublishedContentByUrl', async () => {
     const reader = sites.get('public')!;
-    const server = t.app.getHttpServer() as import('node:http').Server;
-    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as import('node:net').AddressInfo;
     // The client's typings here lack the `urls` group its runtime has: typed to what this test calls.
-    const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${port}` }) as unknown as {
+    const api = new GitBookAPI({ endpoint: serverUrl(t) }) as unknown as {
       urls: { resolvePublishedContentByUrl(body: { url: string }): Promise<{ data: unknown }> };
     };
     const { data } = await api.urls.resolvePublishedContentByUrl({ url: `${reader.base}/api/reference` });

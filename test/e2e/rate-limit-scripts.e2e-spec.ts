@@ -50,16 +50,20 @@ describe('rate limits: calls from integration scripts', () => {
   beforeAll(async () => {
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: endpoint,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      AUTH_FAILURE_LIMIT: '5',
-      RATE_LIMIT_PER_INSTALLATION: '12',
-      RATE_LIMIT_PER_ADDRESS: '1000',
-      // Loopback is the proxy in front of the visitors; the scripts call back from loopback too.
-      TRUST_PROXY: 'loopback',
-    });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp(
+      {
+        PUBLIC_URL: endpoint,
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        AUTH_FAILURE_LIMIT: '5',
+        RATE_LIMIT_PER_INSTALLATION: '12',
+        RATE_LIMIT_PER_ADDRESS: '1000',
+        // Loopback is the proxy in front of the visitors; the scripts call back from loopback too.
+        TRUST_PROXY: 'loopback',
+      },
+      undefined,
+      undefined,
+      port,
+    );
     org = await createOrganization(t);
     for (const name of ['caller-a', 'caller-b', 'caller-c']) {
       await publishScript(t, org.admin, org.id, name, CALLER);

@@ -1,5 +1,4 @@
 import { GitBookAPI } from '@gitbook/api';
-import type { AddressInfo } from 'node:net';
 import { PurgeEmbedCacheJob } from '../../src/modules/content/embeds/embed-cache-purge.job';
 import { ContentRepository } from '../../src/modules/content/content.repository';
 import { ContentService } from '../../src/modules/content/content.service';
@@ -13,7 +12,7 @@ import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../supp
 import { declaredRoutes } from '../support/route-declarations';
 import { createSite, sitePath } from '../support/site-builders';
 import { createImportedSpace, createSpace } from '../support/space-builders';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, serverUrl, TestApp } from '../support/test-app';
 import { DOCS_SITE, GIF_4x3, serveWebsite, Website } from '../support/website-fixture';
 
 /** The revision reads GitBook's renderer makes (issue 26, point 5) and reader-safe file URLs (point 6). */
@@ -93,12 +92,10 @@ describe('reader reads: page documents, meta links, signed file URLs', () => {
 
   describe("through @gitbook/api's client, as the renderer calls", () => {
     it('reads a revision, a page as markdown with stable refs, its document, meta links, a file and a user', async () => {
-      const server = t.app.getHttpServer();
-      if (!server.address()) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
       // The package's declarations import './client' without an extension, which `nodenext` resolution
       // cannot follow, so its methods are typed here by what the test uses (the calls run the real client).
       type Call = (...args: any[]) => Promise<{ data: any }>;
-      const api = new GitBookAPI({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authToken: reader.token }) as unknown as {
+      const api = new GitBookAPI({ endpoint: serverUrl(t), authToken: reader.token }) as unknown as {
         spaces: Record<string, Call>;
         users: Record<string, Call>;
       };

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { TEST_DATABASE_URL } from '../support/database';
 import { ROOT } from '../support/server-process';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createTestApp, serverUrl, TestApp } from '../support/test-app';
 
 /** The shell blocks of the README's "Your first hour", in order (its subsections excluded). */
 function firstHourBlocks(): string[] {
@@ -31,8 +30,7 @@ describe("the README's first hour", () => {
   let base: string;
   beforeAll(async () => {
     t = await createTestApp();
-    const server = await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = serverUrl(t);
   });
   afterAll(() => t.close());
 

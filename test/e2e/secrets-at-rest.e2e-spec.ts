@@ -40,8 +40,7 @@ describe('secrets encrypted at rest', () => {
   let name: string;
 
   const start = async (env: Record<string, string>): Promise<TestApp> => {
-    const t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', ...env }, undefined, () => db.url);
-    await t.app.listen(port, '127.0.0.1');
+    const t = await createTestApp({ PUBLIC_URL: endpoint, OUTBOUND_ALLOW_PRIVATE: 'true', ...env }, undefined, () => db.url, port);
     return t;
   };
   const rawRows = async (t: TestApp) => ({

@@ -31,8 +31,12 @@ describe('visitor authentication through an integration', () => {
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
     publishedBase = `${endpoint}/sites`;
-    t = await createTestApp({ PUBLIC_URL: endpoint, PUBLISHED_BASE_URL: publishedBase, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' });
-    await t.app.listen(port, '127.0.0.1');
+    t = await createTestApp(
+      { PUBLIC_URL: endpoint, PUBLISHED_BASE_URL: publishedBase, OUTBOUND_ALLOW_PRIVATE: 'true', JOBS_ENABLED: 'true' },
+      undefined,
+      undefined,
+      port,
+    );
     const owner = await createOrganization(t);
     const run = await gitbook(NAME, ['publish'], { endpoint, token: owner.admin.token, organization: owner.id });
     if (run.code !== 0) throw new Error(`gitbook publish failed: ${run.stderr.slice(-1500)} ${run.stdout.slice(-1500)}`);

@@ -18,11 +18,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real application on the run's database, served in-process; `env` overrides configuration. */
+/**
+ * The real application on the run's database, served in-process on 127.0.0.1 (`port`, default a free one);
+ * `env` overrides configuration.
+ */
 export async function createTestApp(
   env: Record<string, string> = {},
   logDestination?: DestinationStream,
   rewriteDatabaseUrl: (url: string) => string = (url) => url,
+  port = 0,
 ): Promise<TestApp> {
   const testDatabaseUrl = process.env[TEST_DATABASE_URL];
   const databaseUrl = testDatabaseUrl && rewriteDatabaseUrl(testDatabaseUrl);
@@ -56,45 +60,36 @@ export async function createTestApp(
   });
   const app = await createApp(config, databaseUrl, createLogger(config.logLevel, logDestination));
   await app.init();
+  const server = app.getHttpServer() as Server;
+  // The client lets a connection go after 1 s idle (KEEP_ALIVE_IDLE_MS), long before the server would: a server
+  // closing an idle connection as the client sends on it again fails that request ("socket hang up").
+  server.keepAliveTimeout = 60_000;
+  await app.listen(port, '127.0.0.1');
+  // The server and its kept-alive connections are left out of what keeps the process running: a file that does not
+  // close its app ends as it did when supertest closed the server after each request.
+  server.unref();
+  server.on('connection', (socket) => socket.unref());
   return {
     app,
     config,
     dataSource: app.get(DataSource),
-    http: listeningAgent(app.getHttpServer() as Server),
+    http: listeningAgent(server),
     close: () => app.close(),
   };
 }
 
-/** The base URL of the app's server (`http://127.0.0.1:<port>`), listening on a free port if it was not yet. */
+/** The base URL of the app's server: `http://127.0.0.1:<port>`. */
 export function serverUrl(t: TestApp): string {
-  const server = t.app.getHttpServer() as Server;
-  if (!server.listening) listenUnreferenced(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/**
- * Listens on a free port, the server and its kept-alive connections left out of what keeps the process running: a
- * file that does not close its app ends as it did when supertest closed the server after each request.
- */
-function listenUnreferenced(server: Server): void {
-  // The client lets a connection go after 1 s idle (KEEP_ALIVE_IDLE_MS), long before the server would: a server
-  // closing an idle connection as the client sends on it again fails that request ("socket hang up").
-  server.keepAliveTimeout = 60_000;
-  server.listen(0);
-  server.unref();
-  server.on('connection', (socket) => socket.unref());
+  return `http://127.0.0.1:${((t.app.getHttpServer() as Server).address() as AddressInfo).port}`;
 }
 
 const KEEP_ALIVE_IDLE_MS = 1000;
 const REQUEST_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
 
 /**
- * Supertest's agent on a server that listens from its first request to the app's close, over kept-alive connections.
- * Given a server that is not listening, supertest listens before each request and closes after it, and superagent
- * opens a connection per request: a bind, a listen, a connect and two closes per request, thousands in a matrix file.
- * A server already listening is used as it is. It listens on a free port (no host: the bind is synchronous, so
- * supertest sees the address at once) on the first request, not before: a file that starts the server on a port of
- * its choosing (`t.app.listen(port)`) does so before its first request.
+ * Supertest's agent on the listening server, over kept-alive connections. Given a server that is not listening,
+ * supertest listens before each request and closes after it, and superagent opens a connection per request: a bind,
+ * a listen, a connect and two closes per request, thousands in a matrix file.
  */
 function listeningAgent(server: Server): TestAgent {
   const agent = request(server);
@@ -104,10 +99,7 @@ function listeningAgent(server: Server): TestAgent {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof property !== 'string' || !REQUEST_METHODS.has(property) || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (!server.listening) listenUnreferenced(server);
-        return (value as (...args: unknown[]) => Test).apply(target, args).agent(connections);
-      };
+      return (...args: unknown[]) => (value as (...args: unknown[]) => Test).apply(target, args).agent(connections);
     },
   });
 }
