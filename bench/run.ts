@@ -19,7 +19,7 @@ import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, 
  * Between the comparison and the cold start, bench/profile.ts profiles Quire on the same two routes
  * (PROFILE_SECONDS each, default 5) and prints the top frames. The comparison's rounds also measure the
  * stack's floor, a minimal NestJS app (bench/nest-floor.ts; BENCH_FLOOR=false leaves it out).
- * Then a page read and ten concurrent renames of one space (`readsAndWrites`; BENCH_BASE=<another build's
+ * Then a page read, a page list and ten concurrent renames of one space (`readsAndWrites`; BENCH_BASE=<another build's
  * main.js> runs that build in the same alternating rounds, for a before and after).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -233,6 +233,7 @@ async function readsAndWrites(
   try {
     const cases: [string, string, Parameters<typeof load>[4]][] = [
       ['page read `GET …/content/page/{id}`', `/v1/spaces/${space}/content/page/${pageId}`, undefined],
+      ['page list `GET …/content/pages`', `/v1/spaces/${space}/content/pages`, undefined],
       ['10 concurrent renames `PATCH /v1/spaces/{id}`', `/v1/spaces/${renamed}`, { method: 'PATCH', body: { title: 'Renamed by the bench' } }],
     ];
     for (const [name, path, request] of cases) {
