@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { queryPrepared } from '../../database/prepared-query';
 import type { AuditEventFilter, AuditEventKey, AuditEventRow } from './audit.read-model';
 
 /** Every query of the audit log's reads (writes: common/audit/audit-recorder.ts; the chain: audit-chain.repository.ts; partitions). */
@@ -55,7 +56,15 @@ export class AuditRepository {
       where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     values.push(limit);
-    return this.dataSource.query(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`, values);
+    // One named statement per combination of clauses: planned once per connection, its partitions then pruned as it
+    // runs (`occurred_at` bounds are parameters), instead of planning every monthly partition on every page.
+    const shape = [filter.from, filter.to, months.from, months.before, filter.action, filter.actor, filter.target, after].map((part) => (part ? 1 : 0));
+    return queryPrepared<AuditEventRow>(
+      this.dataSource,
+      `quire_audit_page_${shape.join('')}`,
+      `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
   }
 
   /** The event `id` of the organization, recorded at `occurredAt` (the time its UUIDv7 id carries): one primary-key lookup in one partition. */
