@@ -15,12 +15,14 @@
  *    of one organization, inserted with one INSERT … SELECT generate_series each, already sealed (as a log is
  *    once the sealer has caught up: the read is measured, not a sealer chaining a million events at once), then
  *    vacuumed and checkpointed; each figure the median of BENCH_AUDIT_LIST_ROUNDS (3) runs, the queries taking turns.
+ *    Then the same queries for an organization of 10k events beside the one of 1M in that log, their runs alternating.
  *
  * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads. */
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { startBenchApp, type BenchApp } from './in-process';
+import { OrganizationsService } from '../src/modules/organizations/organizations.service';
 import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { organizationsToSeal, sealOrganization } from '../src/modules/audit/audit-chain';
 
@@ -222,11 +224,11 @@ async function seed(db: DataSource, organizationId: string, userId: string, from
  * p95 of `query`, each request followed by one of the action catalogue (same route stack and
  * authorization, no query of the log): the control's p95 says how much of a figure the machine's load is.
  */
-async function listP95(bench: BenchApp, query: string): Promise<{ list: number; control: number }> {
+async function listP95(bench: BenchApp, query: string, organizationId = bench.organization.id): Promise<{ list: number; control: number }> {
   const times: number[] = [];
   const control: number[] = [];
-  const url = `${bench.base}/v1/orgs/${bench.organization.id}/audit-events${query}`;
-  const actions = `${bench.base}/v1/orgs/${bench.organization.id}/audit-event-actions`;
+  const url = `${bench.base}/v1/orgs/${organizationId}/audit-events${query}`;
+  const actions = `${bench.base}/v1/orgs/${organizationId}/audit-event-actions`;
   for (let i = 0; i < LIST_REQUESTS; i++) {
     let started = performance.now();
     await ok(await fetch(url, { headers: bench.headers }));
@@ -245,11 +247,11 @@ async function listP95(bench: BenchApp, query: string): Promise<{ list: number; 
   return { list: p95(times), control: p95(control) };
 }
 
-async function deepPage(bench: BenchApp): Promise<string> {
+async function deepPage(bench: BenchApp, organizationId = bench.organization.id): Promise<string> {
   let page = '';
   for (let i = 0; i < 10; i++) {
     const body = await ok(
-      await fetch(`${bench.base}/v1/orgs/${bench.organization.id}/audit-events?limit=100${page ? `&page=${page}` : ''}`, { headers: bench.headers }),
+      await fetch(`${bench.base}/v1/orgs/${organizationId}/audit-events?limit=100${page ? `&page=${page}` : ''}`, { headers: bench.headers }),
     );
     page = (body.next as { page: string }).page;
   }
@@ -296,6 +298,34 @@ async function listCost(lines: string[]): Promise<void> {
       lines.push(
         `| ${name} | ${small.list} | ${large.list} | ${(large.list / small.list).toFixed(2)} | ${small.control} / ${large.control} | ${excess.toFixed(2)} |`,
       );
+    }
+
+    // The same queries for an organization of 10k events beside the one of 1M, in one log, their runs taking turns:
+    // a moment of the machine's load then falls on both sizes alike (the log above grows between its two figures).
+    const { organization: small } = await bench.app.get(OrganizationsService).create(bench.user, { title: 'Bench 10k' });
+    await seed(db, small.id, bench.user.id, 1, 10_000, 30);
+    const sides = { large: bench.organization.id, small: small.id };
+    const deep = { large: await deepPage(bench, sides.large), small: await deepPage(bench, sides.small) };
+    const paired = new Map<string, { large: number[]; small: number[] }>();
+    for (let round = 0; round < LIST_ROUNDS; round++) {
+      for (const [name, query] of [...Object.entries(queries), ['10 pages deep (limit 100)', null] as const]) {
+        const measured = paired.get(name) ?? { large: [], small: [] };
+        paired.set(name, measured);
+        for (const side of round % 2 === 0 ? (['large', 'small'] as const) : (['small', 'large'] as const)) {
+          measured[side].push((await listP95(bench, query ?? deep[side], sides[side])).list);
+        }
+      }
+    }
+    lines.push(
+      ``,
+      `Two organizations in one log of 1,010,000 events, their runs alternating (median of ${LIST_ROUNDS}):`,
+      ``,
+      `| listOrganizationAuditEvents | p95, organization of 10k (ms) | p95, organization of 1M (ms) | ratio |`,
+      `| --- | --- | --- | --- |`,
+    );
+    for (const [name, measured] of paired) {
+      const [smallP95, largeP95] = [median(measured.small), median(measured.large)];
+      lines.push(`| ${name} | ${smallP95} | ${largeP95} | ${(largeP95 / smallP95).toFixed(2)} |`);
     }
   } finally {
     await bench.close();
