@@ -50,14 +50,22 @@ export async function holdReadConnection(dataSource: DataSource): Promise<HeldRe
   const named = !plain.has(dataSource);
   let broken: Error | undefined;
   let released = false;
+  // One statement at a time on the client (a stream's next batch and the paths its bodies link to may be asked for
+  // together): pg queues them itself, but that is deprecated and goes in pg 9.
+  let previous: Promise<unknown> = Promise.resolve();
+  const run = async <R>(name: string, text: string, values: unknown[]): Promise<R[]> => {
+    try {
+      return (await client.query(named ? { name, text, values } : { text, values })).rows as R[];
+    } catch (error) {
+      if (!(error as { code?: string }).code) broken = error as Error;
+      throw error;
+    }
+  };
   return {
-    async query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
-      try {
-        return (await client.query(named ? { name, text, values } : { text, values })).rows as R[];
-      } catch (error) {
-        if (!(error as { code?: string }).code) broken = error as Error;
-        throw error;
-      }
+    query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
+      const result = previous.then(() => run<R>(name, text, values));
+      previous = result.catch(() => undefined);
+      return result;
     },
     release() {
       if (released) return;

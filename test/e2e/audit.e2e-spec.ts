@@ -863,8 +863,8 @@ describe('audit: sign-in failures and delivery to integrations', () => {
       await install(deaf);
       const delivery = t.app.get(AuditDeliveryService);
       const sealer = t.app.get(AuditSealerService);
-      // The first run places the new subscriber at the head of the chain: it gets what follows.
-      await sealer.sealAll();
+      // The first run seals what the organization committed (the installations' own events among it, unsealed until
+      // now), then places the new subscriber after it: it gets what follows, not what came before it.
       await delivery.deliverAll();
 
       for (const title of ['Renamed once', 'Renamed twice']) {

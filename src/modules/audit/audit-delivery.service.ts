@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { EventsService } from '../integrations/events.service';
+import { sealOrganization } from './audit-chain';
 import { AuditDeliveryRepository } from './audit-delivery.repository';
 import type { AuditEventRow } from './audit.read-model';
 
@@ -19,7 +20,8 @@ const BATCHES_PER_RUN = 10;
  * installation's cursor, up to 100 per integration event, stored and queued through the integration
  * event path (`EventsService.emit`: retried with backoff, traced) in the transaction that moves the
  * cursor. Never in a write's transaction: the write only inserts its audit event; delivery follows
- * the sealer, so an installation gets events in chain order, each once.
+ * the sealer (and seals the organization itself first), so an installation gets events in chain order, each
+ * once, starting with the first recorded after it was seen.
  */
 @Injectable()
 export class AuditDeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -76,6 +78,9 @@ export class AuditDeliveryService implements OnApplicationBootstrap, OnModuleDes
     let queued = 0;
     try {
       for (const subscriber of await this.deliveries.subscribers()) {
+        // Whatever the organization has committed is sealed first: a new subscriber is then placed after every event
+        // recorded before it was seen (its own installation's included), not before those a sealer had yet to reach.
+        await sealOrganization(this.dataSource, subscriber.organizationId);
         for (let batch = 0; batch < BATCHES_PER_RUN; batch++) {
           const sent = await this.dataSource.transaction(async (em) => {
             const after = await this.deliveries.lockCursor(subscriber, em);
