@@ -22,14 +22,26 @@ export function usePreparedStatements(dataSource: DataSource, enabled: boolean):
 export async function queryPrepared<R>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<R[]> {
   const [client, release] = await obtainReadConnection(dataSource);
   try {
-    const { rows } = await client.query(plain.has(dataSource) ? { text, values } : { name, text, values });
+    const rows = await send<R>(client, dataSource, name, text, values);
     release();
-    return rows as R[];
+    return rows;
   } catch (error) {
-    // A broken connection goes back marked, so the pool drops it; a statement error leaves it usable.
-    release((error as { code?: string }).code ? undefined : (error as Error));
+    release(brokenBy(error));
     throw error;
   }
+}
+
+/** `text` on `client`: named, or plain with DATABASE_PREPARED_STATEMENTS=false. */
+async function send<R>(client: PoolClient, dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<R[]> {
+  return (await client.query(plain.has(dataSource) ? { text, values } : { name, text, values })).rows as R[];
+}
+
+/**
+ * The error to give the pool with a connection after a failed statement: a broken connection goes back marked, so
+ * the pool drops it; a statement error (it has a SQLSTATE) leaves it usable.
+ */
+function brokenBy(error: unknown): Error | undefined {
+  return (error as { code?: string }).code ? undefined : (error as Error);
 }
 
 /** One read connection kept for a sequence of reads (a stream's batches): see `holdReadConnection`. */
@@ -47,23 +59,19 @@ export interface HeldReadConnection {
  */
 export async function holdReadConnection(dataSource: DataSource): Promise<HeldReadConnection> {
   const [client, giveBack] = await obtainReadConnection(dataSource);
-  const named = !plain.has(dataSource);
   let broken: Error | undefined;
   let released = false;
   // One statement at a time on the client (a stream's next batch and the paths its bodies link to may be asked for
   // together): pg queues them itself, but that is deprecated and goes in pg 9.
   let previous: Promise<unknown> = Promise.resolve();
-  const run = async <R>(name: string, text: string, values: unknown[]): Promise<R[]> => {
-    try {
-      return (await client.query(named ? { name, text, values } : { text, values })).rows as R[];
-    } catch (error) {
-      if (!(error as { code?: string }).code) broken = error as Error;
-      throw error;
-    }
-  };
   return {
     query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
-      const result = previous.then(() => run<R>(name, text, values));
+      const result = previous.then(() =>
+        send<R>(client, dataSource, name, text, values).catch((error: unknown) => {
+          broken ??= brokenBy(error);
+          throw error;
+        }),
+      );
       previous = result.catch(() => undefined);
       return result;
     },

@@ -77,10 +77,15 @@ export class AuditDeliveryService implements OnApplicationBootstrap, OnModuleDes
   private async deliverEach(): Promise<number> {
     let queued = 0;
     try {
+      const sealed = new Set<string>();
       for (const subscriber of await this.deliveries.subscribers()) {
-        // Whatever the organization has committed is sealed first: a new subscriber is then placed after every event
-        // recorded before it was seen (its own installation's included), not before those a sealer had yet to reach.
-        await sealOrganization(this.dataSource, subscriber.organizationId);
+        // Whatever the organization has committed is sealed first (once a run): a new subscriber is then placed after
+        // every event recorded before it was seen (its own installation's included), not before those a sealer had yet
+        // to reach.
+        if (!sealed.has(subscriber.organizationId)) {
+          await sealOrganization(this.dataSource, subscriber.organizationId);
+          sealed.add(subscriber.organizationId);
+        }
         for (let batch = 0; batch < BATCHES_PER_RUN; batch++) {
           const sent = await this.dataSource.transaction(async (em) => {
             const after = await this.deliveries.lockCursor(subscriber, em);

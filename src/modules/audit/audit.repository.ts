@@ -38,30 +38,32 @@ export class AuditRepository {
   ): Promise<AuditEventRow[]> {
     const where = ['organization_id = $1'];
     const values: unknown[] = [organizationId];
-    const add = (clause: (n: string) => string, value: unknown) => {
+    // The clauses present, a letter each, name the statement: one named statement per combination, planned once per
+    // connection, its partitions then pruned as it runs (`occurred_at` bounds are parameters), instead of planning
+    // every monthly partition on every page.
+    let shape = '';
+    const add = (tag: string, clause: (n: string) => string, value: unknown) => {
+      shape += tag;
       values.push(value);
       where.push(clause(`$${values.length}`));
     };
-    if (filter.from) add((n) => `occurred_at >= ${n}`, filter.from);
-    if (filter.to) add((n) => `occurred_at <= ${n}`, filter.to);
-    if (months.from) add((n) => `occurred_at >= ${n}`, months.from);
-    if (months.before) add((n) => `occurred_at < ${n}`, months.before);
-    if (filter.action) add((n) => `action = ${n}`, filter.action);
-    if (filter.actor) add((n) => `actor_id = ${n}`, filter.actor);
-    if (filter.target) add((n) => `target_id = ${n}`, filter.target);
+    if (filter.from) add('f', (n) => `occurred_at >= ${n}`, filter.from);
+    if (filter.to) add('t', (n) => `occurred_at <= ${n}`, filter.to);
+    if (months.from) add('m', (n) => `occurred_at >= ${n}`, months.from);
+    if (months.before) add('b', (n) => `occurred_at < ${n}`, months.before);
+    if (filter.action) add('a', (n) => `action = ${n}`, filter.action);
+    if (filter.actor) add('u', (n) => `actor_id = ${n}`, filter.actor);
+    if (filter.target) add('g', (n) => `target_id = ${n}`, filter.target);
     if (after) {
       // The row comparison is the keyset; the plain bound beside it lets PostgreSQL leave out the newer partitions.
-      add((n) => `occurred_at <= ${n}::timestamptz`, after.occurredAt);
+      add('k', (n) => `occurred_at <= ${n}::timestamptz`, after.occurredAt);
       values.push(after.id);
       where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     values.push(limit);
-    // One named statement per combination of clauses: planned once per connection, its partitions then pruned as it
-    // runs (`occurred_at` bounds are parameters), instead of planning every monthly partition on every page.
-    const shape = [filter.from, filter.to, months.from, months.before, filter.action, filter.actor, filter.target, after].map((part) => (part ? 1 : 0));
     return queryPrepared<AuditEventRow>(
       this.dataSource,
-      `quire_audit_page_${shape.join('')}`,
+      `quire_audit_page_${shape || 'all'}`,
       `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
       values,
     );

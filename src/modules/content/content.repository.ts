@@ -158,10 +158,7 @@ export class ContentRepository {
   /** Page id → path of only `pageIds` (read by primary key): the pages some bodies link to. */
   async pathsOf(revisionId: string, pageIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, string | null>> {
     if (pageIds.length === 0) return new Map();
-    const rows: { page_id: string; path: string | null }[] = await manager.query(
-      `SELECT page_id, path FROM revision_pages WHERE revision_id = $1 AND page_id = ANY($2::text[])`,
-      [revisionId, pageIds],
-    );
+    const rows: { page_id: string; path: string | null }[] = await manager.query(PATHS_OF_SQL, [revisionId, pageIds]);
     return new Map(rows.map((row) => [row.page_id, row.path]));
   }
 
