@@ -22,6 +22,8 @@ const shared = {
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // Test files of a run share module registries in groups, reported file by file (test/support/grouped-runner.js).
+  runner: '<rootDir>/test/support/grouped-runner.js',
 };
 
 /**
