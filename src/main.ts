@@ -3,11 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { ConfigError } from './config/env.schema';
 import { AppConfig, loadConfig } from './config/app-config';
 import { createLogger } from './common/logging/logger';
-import { createApp } from './app.factory';
 import { loadDotEnv } from './config/dotenv';
 import { EmbeddedDatabaseError, resolveDatabase } from './database/database-url';
 import { checkDatabase, StartupError } from './database/preflight';
-import { ShutdownState } from './health/shutdown-state';
 
 /**
  * Binds the port for a moment before anything starts, so a port already in use stops the process
@@ -47,6 +45,12 @@ async function main(): Promise<void> {
     if (error instanceof EmbeddedDatabaseError) refuseToStart(error.message);
     throw error;
   });
+  // The application (NestJS and every module: about 2 s of CPU) loads only once the settings, the port and the database
+  // have passed the checks above: a mistake in them is answered at once (test/e2e/startup.e2e-spec.ts).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createApp } = require('./app.factory') as typeof import('./app.factory');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ShutdownState } = require('./health/shutdown-state') as typeof import('./health/shutdown-state');
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
     app = await createApp(config, database.url, logger, database.directUrl);

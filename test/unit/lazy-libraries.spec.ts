@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
@@ -23,5 +23,19 @@ describe('libraries loaded on first use', () => {
     const loaded = JSON.parse(output) as string[];
     expect(loaded).toContain('@nestjs/core'); // the check sees what the app module loads
     expect(LAZY.filter((name) => loaded.includes(name))).toEqual([]);
+  });
+
+  it('the application itself is not loaded before main.ts has checked the settings, the port and the database', () => {
+    const root = join(__dirname, '../..');
+    // A setting refused by the first check: the process exits with its one line; the preload reports what it loaded.
+    const report = `process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => /node_modules\\/(@nestjs\\/core|typeorm)\\//.test(f)).length)));`;
+    const run = spawnSync(process.execPath, ['-r', '@swc-node/register', '-e', `${report} require('./src/main.ts');`], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PORT: 'abc', DATABASE_URL: '' },
+      timeout: 60_000,
+    });
+    expect(run.stderr.trim()).toBe('Invalid environment variable PORT: must be an integer number (got "abc")');
+    expect(Number(run.stdout)).toBe(0);
   });
 });

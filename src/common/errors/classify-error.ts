@@ -1,6 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
 import { DomainError, type ErrorStatusTable } from './domain-error';
+import { driverCodeOf } from './driver-code';
 
 export interface ClassifiedError {
   status: number;
@@ -34,21 +35,6 @@ const OUTAGE_MESSAGES = [
   /Client was closed and is not queryable/i,
   /Driver not Connected/i,
 ];
-
-/** The code the driver put on an error or on its cause (`QueryFailedError.driverError`, AggregateError members). */
-export function driverCodeOf(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.length > 0) return code;
-    const next =
-      (current as { driverError?: unknown }).driverError ?? (current as { errors?: unknown[] }).errors?.[0] ?? (current as { cause?: unknown }).cause;
-    current = next;
-  }
-  return undefined;
-}
 
 /** True when the error means PostgreSQL cannot be reached right now (lost, refused, failed over, pool exhausted). */
 export function isDatabaseOutage(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import { LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, Logger } from 'pino';
 import type { LogLevel } from '../../config/env.schema';
 import { safeErrorSerializer } from './safe-error';

@@ -1,4 +1,4 @@
-import { driverCodeOf } from '../errors/classify-error';
+import { driverCodeOf } from '../errors/driver-code';
 
 /** Fields of a database error that name schema objects, never values. */
 const SAFE_DB_FIELDS = ['severity', 'routine', 'table', 'column', 'constraint', 'schema', 'dataType'] as const;
