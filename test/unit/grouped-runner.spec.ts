@@ -41,7 +41,7 @@ describe('grouped test runner (test/support/grouped-runner.js)', () => {
     const group = units[1];
     const source = readFileSync(group.test.path, 'utf8');
     expect(group.titles).toEqual(['a.ts', 'f.ts']);
-    expect(source).toContain(`describe("a.ts", () => {\n  try {\n    require(${JSON.stringify(join(root, 'a.ts'))});`);
+    expect(source).toContain(`describe("a.ts", () => {\n  beforeAll(restoreEnv);\n  try {\n    require(${JSON.stringify(join(root, 'a.ts'))});`);
     expect(source.indexOf('"a.ts"')).toBeLessThan(source.indexOf('"f.ts"'));
   });
 
