@@ -111,7 +111,9 @@ describe('start-up and stop', () => {
     const cwd = tempDir('quire-dotenv-');
     const port = await freePort();
     writeFileSync(join(cwd, '.env'), `PORT=${port}\nHOST=127.0.0.1\nPUBLIC_URL=http://from-file.test\nMIGRATIONS_RUN=false\n`);
-    const server = start({ DATABASE_URL: testDatabase(), PUBLIC_URL: 'http://from-env.test', LOG_LEVEL: 'info' }, { cwd });
+    // No job workers: jobs the worker's earlier test files left in its database are not this test's, and one still
+    // running would hold the shutdown up to its timeout (exit 1).
+    const server = start({ DATABASE_URL: testDatabase(), PUBLIC_URL: 'http://from-env.test', LOG_LEVEL: 'info', JOBS_ENABLED: 'false' }, { cwd });
     await server.waitFor('Quire listening');
     expect(server.output()).toContain('Quire listening on http://from-env.test');
     expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
