@@ -78,9 +78,9 @@ class GroupedTestRunner {
 
 /**
  * The units to run, longest first: each file that must run alone, and groups of the others packed per project
- * (first fit, longest first) up to GROUP_SECONDS. A group of one is the file itself.
+ * (first fit, longest first) up to `groupSeconds`. A group of one is the file itself.
  */
-function plan(tests) {
+function plan(tests, groupSeconds = GROUP_SECONDS) {
   const seconds = (test) => (test.duration == null ? UNKNOWN_SECONDS : test.duration / 1000);
   const units = [];
   const byProject = new Map();
@@ -96,7 +96,7 @@ function plan(tests) {
   for (const members of byProject.values()) {
     const bins = [];
     for (const test of [...members].sort((a, b) => seconds(b) - seconds(a))) {
-      const bin = bins.find((candidate) => candidate.seconds + seconds(test) <= GROUP_SECONDS);
+      const bin = bins.find((candidate) => candidate.seconds + seconds(test) <= groupSeconds);
       if (bin) {
         bin.members.push(test);
         bin.seconds += seconds(test);

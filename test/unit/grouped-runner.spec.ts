@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { plan, split } = require('../support/grouped-runner') as {
-  plan(tests: FakeTest[]): Array<{ test: FakeTest; seconds: number; members?: FakeTest[]; titles?: string[] }>;
+  plan(tests: FakeTest[], groupSeconds?: number): Array<{ test: FakeTest; seconds: number; members?: FakeTest[]; titles?: string[] }>;
   split(unit: { members: FakeTest[]; titles: string[] }, result: object, globalConfig: object): Array<Record<string, any>>;
 };
 
@@ -33,7 +33,7 @@ describe('grouped test runner (test/support/grouped-runner.js)', () => {
       file('u.ts', 'it()', 2, 'unit'),
       file('v.ts', 'it()', undefined, 'unit'),
     ];
-    const units = plan(tests);
+    const units = plan(tests, 60);
     const names = units.map((unit) => (unit.members ?? [unit.test]).map((test) => test.path.slice(root.length + 1)));
     expect(names).toEqual([['e.ts'], ['a.ts', 'f.ts'], ['b.ts', 'c.ts'], ['v.ts', 'u.ts'], ['d.ts'], ['g.ts']]);
     expect(units.map((unit) => unit.seconds)).toEqual([90, 58, 55, 12, 5, 1]);

@@ -4,6 +4,7 @@ import { rewriteLinks } from '../../src/modules/change-requests/authoring/tree-e
 import { extractPage, htmlNestingDepth, MAX_HTML_NESTING, PageTooDeepError } from '../../src/modules/content/import/html-extract';
 import { splitInlineCode } from '../../src/modules/content/markdown/markdown-refs';
 import { slugify } from '../../src/modules/content/tree/slugs';
+import { cpuMillis } from '../support/cpu-time';
 
 // The patterns the scanners replace: kept here as the reference they must agree with on short texts.
 const OLD_LINK = /(\]\()(<[^>]*>|[^)\s]+)((?:\s+"[^"]*")?\))/g;
@@ -21,16 +22,8 @@ function* texts(alphabet: string[], count: number, seed = 7): Generator<string> 
   }
 }
 
-/**
- * Milliseconds of CPU `run` took (this process's user and system time): a loaded machine makes it wait for a
- * core, which wall time would count and CPU time does not. A quadratic scan of these inputs takes seconds of CPU.
- */
-const timed = (run: () => unknown): number => {
-  const started = process.cpuUsage();
-  run();
-  const { user, system } = process.cpuUsage(started);
-  return (user + system) / 1000;
-};
+/** CPU milliseconds, not wall time (test/support/cpu-time.ts): a quadratic scan of these inputs takes seconds of CPU. */
+const timed = cpuMillis;
 
 describe('linear scanners (issue 25)', () => {
   it('replaceLinkDestinations matches what the backtracking LINK pattern matched', () => {
