@@ -5,6 +5,7 @@ import { SiteShareLink } from '../../src/modules/sites/site-share-link.entity';
 import { SiteSpace } from '../../src/modules/sites/site-space.entity';
 import { Space } from '../../src/modules/space-model/space.entity';
 import { itChecksAccess } from '../support/access-checks';
+import { overlappingQueries } from '../support/query-overlap';
 import { OrgFixture, addMember, createOrganization, createUser, membershipOf } from '../support/builders';
 import { expectContract, expectErrorEnvelope, expectPublicSchema } from '../support/contract';
 import { expectLimitUpTo1000, grantSpace, walkList } from '../support/org-admin-builders';
@@ -723,10 +724,14 @@ describe('site sections, section groups and structure', () => {
         .set(...org.admin.auth)
         .send({ item: { type: 'site-section', id: c.id }, position: { before: { type: 'site-section', id: a.id } } })
         .expect(200);
-      await t.http
-        .delete(`${sections(org, site.id)}/${a.id}`)
-        .set(...org.admin.auth)
-        .expect(204);
+      // The structure is read in the delete's transaction, on its one connection: one statement at a time.
+      const overlapping = await overlappingQueries(() =>
+        t.http
+          .delete(`${sections(org, site.id)}/${a.id}`)
+          .set(...org.admin.auth)
+          .expect(204),
+      );
+      expect(overlapping).toEqual([]);
       expect(Object.fromEntries((await sectionRows(site.id)).map((row) => [row.id, row.isDefault]))).toEqual({ [b.id]: false, [c.id]: true });
       expect(await t.dataSource.getRepository(SiteSpace).countBy({ sectionId: a.id })).toBe(0);
       await t.http

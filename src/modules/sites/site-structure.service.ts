@@ -49,11 +49,10 @@ export class SiteStructureService {
 
   /** The site's tree in order: sections and groups at the root when it has sections, else its site spaces. */
   async structure(site: Site, em?: EntityManager): Promise<StructureRow> {
-    const [sections, groups, siteSpaces] = await Promise.all([
-      this.sites.sections(site.id, em),
-      this.sites.groups(site.id, em),
-      this.sites.siteSpaces(site.id, em),
-    ]);
+    // In a write's transaction, one statement at a time on its one connection; otherwise side by side on the pool.
+    const [sections, groups, siteSpaces] = em
+      ? [await this.sites.sections(site.id, em), await this.sites.groups(site.id, em), await this.sites.siteSpaces(site.id, em)]
+      : await Promise.all([this.sites.sections(site.id), this.sites.groups(site.id), this.sites.siteSpaces(site.id)]);
     if (sections.length === 0) return { type: 'siteSpaces', items: siteSpaces.filter((row) => row.sectionId === null).map((row) => spaceRow(row, null)) };
     const sectionRow = (section: SiteSection): SectionRow => ({
       section,
@@ -234,7 +233,8 @@ export class SiteStructureService {
 
   /** The root level of a site in sections: its ungrouped sections and its groups, in one order. */
   async rootLevel(em: EntityManager, siteId: string): Promise<(LevelItem & { position: number })[]> {
-    const [sections, groups] = await Promise.all([this.sites.sections(siteId, em), this.sites.groups(siteId, em)]);
+    const sections = await this.sites.sections(siteId, em);
+    const groups = await this.sites.groups(siteId, em);
     return [
       ...sections.filter((section) => section.groupId === null).map((section) => ({ type: 'site-section', id: section.id, position: section.position })),
       ...groups.map((group) => ({ type: 'site-section-group', id: group.id, position: group.position })),
