@@ -10,8 +10,8 @@
  * as before, file by file.
  *
  * A file runs alone (a registry of its own, as jest would run it) when it replaces modules for its whole registry
- * (`jest.mock`, `jest.resetModules`…), asks for another test environment (`@jest-environment`), or says
- * `@quire-test-alone` in a comment (with the reason). A run of a single file is the file alone. What members of a
+ * (`jest.mock`, `jest.resetModules`…), asks for another test environment (`@jest-environment`), runs job workers, or
+ * says `@quire-test-alone` in a comment (with the reason). A run of a single file is the file alone. What members of a
  * group share: loaded modules and their state; so a test file leaves neither a server nor a timer behind it
  * (docs/testing.md). Each member's tests start from `process.env` as the group found it.
  */
@@ -25,7 +25,12 @@ const { formatExecError, formatResultsErrors } = require(require.resolve('jest-m
 const GROUP_SECONDS = Number(process.env.QUIRE_TEST_GROUP_SECONDS ?? 60);
 /** The time assumed for a file with no time recorded yet. */
 const UNKNOWN_SECONDS = 10;
-const ALONE = /jest\.(mock|doMock|unmock|resetModules|unstable_mockModule)\(|@jest-environment|@quire-test-alone/;
+/**
+ * What makes a file run alone: it replaces modules for its registry, names another environment, runs job workers
+ * (`JOBS_ENABLED: 'true'`: a job still running when its app closes keeps pg-boss's stop loop going past the file, as
+ * it would alone, and its modules must not be the next file's), or says so.
+ */
+const ALONE = /jest\.(mock|doMock|unmock|resetModules|unstable_mockModule)\(|@jest-environment|@quire-test-alone|JOBS_ENABLED: 'true'/;
 
 class GroupedTestRunner {
   supportsEventEmitters = true;

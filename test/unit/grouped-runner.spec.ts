@@ -21,7 +21,7 @@ describe('grouped test runner (test/support/grouped-runner.js)', () => {
     return { path: join(root, name), duration: seconds === undefined ? undefined : seconds * 1000, context: { config: config(project) } };
   };
 
-  it('packs the files of each project, longest first, into groups of about 60 s; a file that mocks modules, or a long one, runs alone', () => {
+  it('packs the files of each project, longest first, into groups of about 60 s; a file that mocks modules, runs job workers, or a long one, runs alone', () => {
     const tests = [
       file('a.ts', 'it()', 50),
       file('b.ts', 'it()', 30),
@@ -30,13 +30,14 @@ describe('grouped test runner (test/support/grouped-runner.js)', () => {
       file('e.ts', 'it()', 90),
       file('f.ts', 'it()', 8),
       file('g.ts', '/* @quire-test-alone: reads require.cache */', 1),
+      file('h.ts', "createTestApp({ JOBS_ENABLED: 'true' })", 0.5),
       file('u.ts', 'it()', 2, 'unit'),
       file('v.ts', 'it()', undefined, 'unit'),
     ];
     const units = plan(tests, 60);
     const names = units.map((unit) => (unit.members ?? [unit.test]).map((test) => test.path.slice(root.length + 1)));
-    expect(names).toEqual([['e.ts'], ['a.ts', 'f.ts'], ['b.ts', 'c.ts'], ['v.ts', 'u.ts'], ['d.ts'], ['g.ts']]);
-    expect(units.map((unit) => unit.seconds)).toEqual([90, 58, 55, 12, 5, 1]);
+    expect(names).toEqual([['e.ts'], ['a.ts', 'f.ts'], ['b.ts', 'c.ts'], ['v.ts', 'u.ts'], ['d.ts'], ['g.ts'], ['h.ts']]);
+    expect(units.map((unit) => unit.seconds)).toEqual([90, 58, 55, 12, 5, 1, 0.5]);
     // A group is one generated file requiring each member inside a describe named by its path.
     const group = units[1];
     const source = readFileSync(group.test.path, 'utf8');
