@@ -142,9 +142,12 @@ function groupUnit(bin, index) {
   };
 }
 
+/** The member a test case of the group belongs to (its first title is the member's path), or -1. */
+const memberIndex = (unit, result) => unit.titles.indexOf(result.ancestorTitles?.[0]);
+
 /** A test case of a group as its member reports it alone: the member's path out of its titles. */
 function caseOf(unit, result) {
-  const index = unit.titles.indexOf(result.ancestorTitles?.[0]);
+  const index = memberIndex(unit, result);
   if (index < 0) return null;
   return [unit.members[index].path, withoutGroupTitle(result, unit.titles[index])];
 }
@@ -165,7 +168,7 @@ function withoutGroupTitle(result, title) {
 function split(unit, result, globalConfig) {
   const cases = unit.titles.map(() => []);
   for (const test of result.testResults) {
-    const index = unit.titles.indexOf(test.ancestorTitles[0]);
+    const index = memberIndex(unit, test);
     cases[Math.max(index, 0)].push(index < 0 ? test : withoutGroupTitle(test, unit.titles[index]));
   }
   const total = result.perfStats.runtime ?? result.perfStats.end - result.perfStats.start;
