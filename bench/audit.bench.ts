@@ -17,7 +17,7 @@
  *    vacuumed and checkpointed; each figure the median of BENCH_AUDIT_LIST_ROUNDS (3) runs, the queries taking turns.
  *    Then the same queries for an organization of 10k events beside the one of 1M in that log, their runs alternating.
  *
- * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads. */
+ * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=false leaves the sealing out of the rounds (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads. */
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -37,6 +37,11 @@ const LIST_REQUESTS = Number(process.env.BENCH_AUDIT_LIST_REQUESTS ?? 200);
 const LIST_ROUNDS = Number(process.env.BENCH_AUDIT_LIST_ROUNDS ?? 3);
 /** BENCH_AUDIT_UNSEALED=true seeds unsealed events: the lists are then measured while the sealer chains them all. */
 const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
+/**
+ * BENCH_AUDIT_SEAL=false: the rounds leave the sealing out (the recording's cost alone; run it with JOBS_ENABLED=false,
+ * or the sealer's timer seals in whichever round it falls).
+ */
+const SEAL_IN_ROUNDS = process.env.BENCH_AUDIT_SEAL !== 'false';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -85,7 +90,7 @@ async function throughput(bench: BenchApp, send: (i: number) => Promise<unknown>
       while (next < REQUESTS) await send(next++);
     }),
   );
-  await sealRecorded(bench.app.get(DataSource));
+  if (SEAL_IN_ROUNDS) await sealRecorded(bench.app.get(DataSource));
   const elapsed = performance.now() - started;
   const node = process.cpuUsage(nodeBefore);
   const pgAfter = monitor && database ? await backendCpu(monitor, database) : new Map<number, number>();
