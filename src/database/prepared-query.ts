@@ -109,7 +109,7 @@ export async function queryPreparedIn<R>(manager: EntityManager, name: string, t
   if (!runner?.isTransactionActive || plain.has(manager.connection)) return manager.query(text, values);
   const client = (await runner.connect()) as PoolClient;
   try {
-    return (await client.query({ name, text, values })).rows as R[];
+    return await send<R>(client, manager.connection, name, text, values);
   } catch (error) {
     throw new QueryFailedError(text, values, error as Error);
   }
