@@ -29,6 +29,7 @@ interface EventRow {
   target_id: string;
   target_label: string | null;
   correlation_id: string | null;
+  ip: string | null;
   payload: Record<string, unknown>;
 }
 
@@ -61,6 +62,7 @@ describe('audit log (issue 28)', () => {
         .patch(`/v1/spaces/${space.id}`)
         .set(...member.auth)
         .set('User-Agent', 'audit-test/1.0')
+        .set('X-Forwarded-For', '203.0.113.7')
         .send({ title: 'New title' })
         .expect(200);
       const [event] = await events(org.id, `target_id = $2`, [space.id]);
@@ -75,6 +77,9 @@ describe('audit log (issue 28)', () => {
         correlation_id: res.headers['x-request-id'],
       });
       expect(event.payload).toMatchObject({ changes: [{ field: 'title', before: 'Old title', after: 'New title' }], userAgent: 'audit-test/1.0' });
+      // No proxy trusted: the socket's address, whatever X-Forwarded-For claims.
+      expect(event.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+      expect(event.payload.ip).toBe(event.ip);
       expect(await events(org.id, `target_id = $2`, [space.id])).toHaveLength(1);
     });
 
@@ -808,6 +813,13 @@ describe('audit: sign-in failures and delivery to integrations', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await t.app.get(AuditSignInService).settled();
   };
+
+  it('behind a trusted proxy, a write records the address X-Forwarded-For names', async () => {
+    const space = await createSpace(t, org);
+    await t.http.patch(`/v1/spaces/${space.id}`).set(...org.admin.auth).set('X-Forwarded-For', '10.64.0.9').send({ title: 'Renamed' }).expect(200);
+    const [event] = await t.dataSource.query(`SELECT ip, payload FROM audit_events WHERE organization_id = $1 AND target_id = $2`, [org.id, space.id]);
+    expect(event).toMatchObject({ ip: '10.64.0.9', payload: { ip: '10.64.0.9' } });
+  });
 
   describe('sign-in failures above the lockout', () => {
     let expired: string;

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { from, Observable } from 'rxjs';
 import { DataSource, type EntityManager, type QueryRunner, type ReplicationMode } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { clientAddress } from '../http/client-address';
 import { auditScope, type AuditActor, type AuditScope, type AuditSource } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
 import { AuditRecorder } from './audit-recorder';
@@ -68,17 +69,21 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
       operationId: declared.operationId,
       ...callerOf(request),
       correlationId: String(request.id),
-      ip: request.ip ?? null,
+      ip: clientAddress(request) ?? null,
       userAgent: typeof forwarded === 'string' ? forwarded : null,
     };
-    const handled = auditScope.observe(scope, () => next.handle());
-    return from(this.finish(scope, handled));
+    return from(this.finish(scope, next));
   }
 
-  private async finish(scope: AuditScope, handled: Observable<unknown>): Promise<unknown> {
-    if (scope.route.transaction) return this.finishInTransaction(scope, handled);
+  /** The handler's answer, the handler run in the request's audit scope (its Observable subscribed inside it). */
+  private handled(scope: AuditScope, next: CallHandler): Promise<unknown> {
+    return auditScope.run(scope, () => lastValue(next.handle()));
+  }
+
+  private async finish(scope: AuditScope, next: CallHandler): Promise<unknown> {
+    if (scope.route.transaction) return this.finishInTransaction(scope, next);
     await this.readBefore(scope, this.dataSource.manager);
-    const body = await lastValue(handled);
+    const body = await this.handled(scope, next);
     if (!scope.recordedId) {
       const apart = `${scope.operationId} committed no transaction: its audit event would be recorded apart from its write (mark the route \`transaction\` in the catalogue)`;
       if (this.config.auditStrict) throw new Error(apart);
@@ -91,14 +96,14 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
   }
 
   /** The handler, then its event, in one transaction that every query of the request joins; rolled back if either fails. */
-  private async finishInTransaction(scope: AuditScope, handled: Observable<unknown>): Promise<unknown> {
+  private async finishInTransaction(scope: AuditScope, next: CallHandler): Promise<unknown> {
     const runner = this.dataSource.createQueryRunner('master');
     try {
       await runner.connect();
       await runner.startTransaction();
       scope.transaction = runner;
       await this.readBefore(scope, runner.manager);
-      const body = await lastValue(handled);
+      const body = await this.handled(scope, next);
       if (!scope.recordedId) await auditScope.run(scope, () => this.subscriber.recordRoute(scope, runner.manager));
       this.requireRecorded(scope);
       if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body, runner.manager);

@@ -4,6 +4,7 @@ import { normalizeIp } from '@nestjs/throttler';
 import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { clientAddress } from '../http/client-address';
 import { IS_PUBLIC } from '../auth/public.decorator';
 import { routeMetadata } from '../metadata/route-metadata';
 import { RATE_LIMIT_EXEMPT } from './rate-limit-exempt.decorator';
@@ -23,14 +24,6 @@ interface FailureCounted {
 function countAuthFailure(this: Response & FailureCounted): void {
   const failure = this[AUTH_FAILURE];
   if (failure && this.statusCode === 401) failure.limiter.recordAuthFailure(failure.key, this.req);
-}
-
-/**
- * `req.ip`, without express's parse of `X-Forwarded-For` when the request has none: express then
- * answers the socket's address whatever TRUST_PROXY names (proxy-addr starts from the socket's).
- */
-function clientAddress(request: Request): string | undefined {
-  return request.headers['x-forwarded-for'] ? request.ip : request.socket.remoteAddress;
 }
 
 interface Budget extends BudgetHit {

@@ -4,6 +4,7 @@ import { normalizeIp } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { AuditRecorder } from '../../common/audit/audit-recorder';
+import { clientAddress } from '../../common/http/client-address';
 import { RateLimiter } from '../../common/rate-limit/rate-limiter';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { AppConfig } from '../../config/app-config';
@@ -54,7 +55,7 @@ export class AuditSignInService implements OnModuleInit {
   private async record(request: Request, tokenHash: string, failures: number | null): Promise<void> {
     const owner = await this.owners.scriptTokenOwner(tokenHash);
     if (!owner) return;
-    const address = normalizeIp(request.ip ?? request.socket?.remoteAddress ?? 'unknown');
+    const address = normalizeIp(clientAddress(request) ?? 'unknown');
     const { authFailureWindowMs } = this.config.rateLimit;
     const seen = await this.storage.hit(`audit-sign-in:${owner.organizationId}:${address}`, authFailureWindowMs, 1, 0, 'audit-sign-in');
     if (seen.totalHits > 1) return;
