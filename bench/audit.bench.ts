@@ -17,14 +17,22 @@
  *    vacuumed and checkpointed; each figure the median of BENCH_AUDIT_LIST_ROUNDS (3) runs, the queries taking turns.
  *    Then the same queries for an organization of 10k events beside the one of 1M in that log, their runs alternating.
  *
- * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=false leaves the sealing out of the rounds (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads. */
-import { readFileSync } from 'node:fs';
+ * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=false leaves the sealing out of the rounds (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads.
+ * BENCH_AUDIT_PROCESSES=true runs the write half's two apps as server processes of their own (dist/: `npm run build`
+ * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
+ * the load's and the sealing's (this process's column), as a replica's own cost; the three processes and PostgreSQL
+ * then share the machine's cores, so the ratio is the whole machine's. */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { freePort, ROOT, startProcess } from './harness';
 import { startBenchApp, type BenchApp } from './in-process';
+import { dataSourceOptions } from '../src/database/data-source';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
-import { SpacesService } from '../src/modules/spaces/spaces.service';
 import { organizationsToSeal, sealOrganization } from '../src/modules/audit/audit-chain';
+import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -42,6 +50,7 @@ const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
  * or the sealer's timer seals in whichever round it falls).
  */
 const SEAL_IN_ROUNDS = process.env.BENCH_AUDIT_SEAL !== 'false';
+const IN_PROCESSES = process.env.BENCH_AUDIT_PROCESSES === 'true';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -69,9 +78,66 @@ async function backendCpu(monitor: Client, database: string): Promise<Map<number
 interface Round {
   /** Requests per second. */
   rate: number;
-  /** CPU per request (ms): this process, and the app's PostgreSQL backends. */
+  /** CPU per request (ms): the app's node process (this one, unless the app is a server process), and its PostgreSQL backends. */
   nodeCpu: number;
   pgCpu: number;
+  /** With the app in a server process of its own: this process's CPU per request (ms), the load and the sealing. */
+  benchCpu?: number;
+}
+
+/** An app the write rounds load: in this process (`startBenchApp`), or a server process of its own (`startServerTarget`). */
+interface WriteTarget {
+  base: string;
+  headers: Record<string, string>;
+  organizationId: string;
+  /** The app's database, for the seed and the sealing: the app's own data source in this process, a connection of the bench's otherwise. */
+  dataSource: DataSource;
+  database: string;
+  /** The server process, when the app runs in one. */
+  serverPid?: number;
+  close(): Promise<void>;
+}
+
+function inProcessTarget(bench: BenchApp): WriteTarget {
+  const dataSource = bench.app.get(DataSource);
+  return { base: bench.base, headers: bench.headers, organizationId: bench.organization.id, dataSource, database: databaseOf(bench.databaseUrl), close: () => bench.close() };
+}
+
+/** Quire's build (`dist/`) as a server process on a fresh database, bootstrapped by the CLI (its admin's token), rate limits off. */
+async function startServerTarget(env: Record<string, string>, email: string): Promise<WriteTarget> {
+  const database = await createTestDatabase();
+  const serverEnv = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_ADDRESS: '0', RATE_LIMIT_PER_TOKEN: '0', HOST: '127.0.0.1', ...env };
+  const boot = JSON.parse(
+    execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], { env: { ...process.env, ...serverEnv } }).toString(),
+  ) as { token: string; organizationId: string };
+  const server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
+  const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
+  return {
+    base: server.url,
+    headers: { authorization: `Bearer ${boot.token}`, 'content-type': 'application/json' },
+    organizationId: boot.organizationId,
+    dataSource,
+    database: databaseOf(database.url),
+    serverPid: server.process.pid,
+    close: async () => {
+      await server.stop();
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
+}
+
+/** CPU time (ns) of every thread of process `pid` so far (the main thread's schedstat alone would leave out GC and the thread pool). */
+function processCpu(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ns;
 }
 
 /** Seals every event recorded and not sealed yet (as the sealer's timer would a moment later). */
@@ -80,9 +146,10 @@ async function sealRecorded(db: DataSource): Promise<void> {
 }
 
 /** `REQUESTS` requests, CONCURRENCY at a time, then the sealing of their events: their rate and the CPU they took. */
-async function throughput(bench: BenchApp, send: (i: number) => Promise<unknown>, monitor?: Client, database?: string): Promise<Round> {
+async function throughput(target: WriteTarget, send: (i: number) => Promise<unknown>, monitor?: Client): Promise<Round> {
   let next = 0;
-  const pgBefore = monitor && database ? await backendCpu(monitor, database) : new Map<number, number>();
+  const pgBefore = monitor ? await backendCpu(monitor, target.database) : new Map<number, number>();
+  const serverBefore = target.serverPid ? processCpu(target.serverPid) : 0;
   const nodeBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
@@ -90,16 +157,19 @@ async function throughput(bench: BenchApp, send: (i: number) => Promise<unknown>
       while (next < REQUESTS) await send(next++);
     }),
   );
-  if (SEAL_IN_ROUNDS) await sealRecorded(bench.app.get(DataSource));
+  if (SEAL_IN_ROUNDS) await sealRecorded(target.dataSource);
   const elapsed = performance.now() - started;
   const node = process.cpuUsage(nodeBefore);
-  const pgAfter = monitor && database ? await backendCpu(monitor, database) : new Map<number, number>();
+  const here = (node.user + node.system) / 1000 / REQUESTS;
+  const pgAfter = monitor ? await backendCpu(monitor, target.database) : new Map<number, number>();
   let pg = 0;
   for (const [pid, ns] of pgAfter) pg += ns - (pgBefore.get(pid) ?? 0);
-  return { rate: REQUESTS / (elapsed / 1000), nodeCpu: (node.user + node.system) / 1000 / REQUESTS, pgCpu: pg / 1e6 / REQUESTS };
+  const round = { rate: REQUESTS / (elapsed / 1000), pgCpu: pg / 1e6 / REQUESTS };
+  if (!target.serverPid) return { ...round, nodeCpu: here };
+  return { ...round, nodeCpu: (processCpu(target.serverPid) - serverBefore) / 1e6 / REQUESTS, benchCpu: here };
 }
 
-type Workload = (bench: BenchApp, spaces: string[]) => (i: number) => Promise<unknown>;
+type Workload = (target: WriteTarget, spaces: string[]) => (i: number) => Promise<unknown>;
 
 const WORKLOADS: Record<string, Workload> = {
   'space PATCH':
@@ -124,9 +194,13 @@ const WORKLOADS: Record<string, Workload> = {
       }).then(ok),
 };
 
-async function spacesOf(bench: BenchApp): Promise<string[]> {
+/** Eight spaces of the target's organization, made through the API (as a writer's own). */
+async function spacesOf({ base, headers, organizationId }: WriteTarget): Promise<string[]> {
   const spaces: string[] = [];
-  for (let i = 0; i < 8; i++) spaces.push((await bench.app.get(SpacesService).create(bench.user, bench.membership, { title: `Space ${i}` })).space.id);
+  for (let i = 0; i < 8; i++) {
+    const body = await ok(await fetch(`${base}/v1/orgs/${organizationId}/spaces`, { method: 'POST', headers, body: JSON.stringify({ title: `Space ${i}` }) }));
+    spaces.push(body.id as string);
+  }
   return spaces;
 }
 
@@ -138,8 +212,10 @@ function chosenWorkloads(): [string, Workload][] {
 }
 
 async function recordingCost(lines: string[]): Promise<void> {
-  const on = await startBenchApp({ AUDIT_ENABLED: 'true' }, 'on@example.com');
-  const off = await startBenchApp({ AUDIT_ENABLED: 'false' }, 'off@example.com');
+  const start = (env: Record<string, string>, email: string) =>
+    IN_PROCESSES ? startServerTarget(env, email) : startBenchApp(env, email).then(inProcessTarget);
+  const on = await start({ AUDIT_ENABLED: 'true' }, 'on@example.com');
+  const off = await start({ AUDIT_ENABLED: 'false' }, 'off@example.com');
   const monitor = new Client({ connectionString: process.env.DATABASE_URL });
   await monitor.connect();
   try {
@@ -147,13 +223,13 @@ async function recordingCost(lines: string[]): Promise<void> {
     // A log that has been running: 20,000 earlier events (of another organization), vacuumed and analysed. On an empty
     // log autovacuum analyses the new partitions again and again while they are small (every 50 + 10 % rows), and
     // that work, a start-up cost, landed in the rounds of whichever workload ran first.
-    await seed(on.app.get(DataSource), 'bench-history', 'bench-history-user', 1, 20_000, 30);
-    const databases = { on: databaseOf(on.databaseUrl), off: databaseOf(off.databaseUrl) };
+    await seed(on.dataSource, 'bench-history', 'bench-history-user', 1, 20_000, 30);
+    const where = IN_PROCESSES ? 'each app a server process of its own, loaded from this one' : 'both apps in this process, with the load';
     lines.push(
-      `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating`,
+      `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating; ${where}`,
       ``,
-      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |`,
-      `| --- | --- | --- | --- | --- | --- | --- |`,
+      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |${IN_PROCESSES ? ' load and sealing ms/req on / off |' : ''}`,
+      `| --- | --- | --- | --- | --- | --- | --- |${IN_PROCESSES ? ' --- |' : ''}`,
     );
     const rounds: string[] = [];
     for (const [name, workload] of chosenWorkloads()) {
@@ -168,9 +244,9 @@ async function recordingCost(lines: string[]): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) {
         const first: 'on' | 'off' = round % 2 === 0 ? 'on' : 'off';
         const second: 'on' | 'off' = first === 'on' ? 'off' : 'on';
-        const apps = { on: { bench: on, send: sendOn }, off: { bench: off, send: sendOff } };
-        const a = await throughput(apps[first].bench, apps[first].send, monitor, databases[first]);
-        const b = await throughput(apps[second].bench, apps[second].send, monitor, databases[second]);
+        const apps = { on: { target: on, send: sendOn }, off: { target: off, send: sendOff } };
+        const a = await throughput(apps[first].target, apps[first].send, monitor);
+        const b = await throughput(apps[second].target, apps[second].send, monitor);
         const [r_on, r_off] = first === 'on' ? [a, b] : [b, a];
         results.on.push(r_on);
         results.off.push(r_off);
@@ -181,13 +257,16 @@ async function recordingCost(lines: string[]): Promise<void> {
         `${name}: on ÷ off per round ${results.ratio.map((r) => r.toFixed(2)).join(' ')}; CPU off ÷ on ${results.cpuRatio.map((r) => r.toFixed(2)).join(' ')}`,
       );
       const cpu = (rounds: Round[]) => `${median(rounds.map((r) => r.nodeCpu)).toFixed(2)} + ${median(rounds.map((r) => r.pgCpu)).toFixed(2)}`;
+      const load = IN_PROCESSES
+        ? ` ${median(results.on.map((r) => r.benchCpu ?? 0)).toFixed(2)} / ${median(results.off.map((r) => r.benchCpu ?? 0)).toFixed(2)} |`
+        : '';
       lines.push(
-        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |`,
+        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |${load}`,
       );
     }
     lines.push(``, ...rounds);
-    const recorded = await on.app.get(DataSource).query(`SELECT count(*)::int AS n FROM audit_events`);
-    const notRecorded = await off.app.get(DataSource).query(`SELECT count(*)::int AS n FROM audit_events`);
+    const recorded = await on.dataSource.query(`SELECT count(*)::int AS n FROM audit_events`);
+    const notRecorded = await off.dataSource.query(`SELECT count(*)::int AS n FROM audit_events`);
     lines.push(``, `events recorded: on ${recorded[0].n}, off ${notRecorded[0].n}`);
   } finally {
     await monitor.end();
