@@ -100,15 +100,32 @@ interface WriteTarget {
 
 function inProcessTarget(bench: BenchApp): WriteTarget {
   const dataSource = bench.app.get(DataSource);
-  return { base: bench.base, headers: bench.headers, organizationId: bench.organization.id, dataSource, database: databaseOf(bench.databaseUrl), close: () => bench.close() };
+  return {
+    base: bench.base,
+    headers: bench.headers,
+    organizationId: bench.organization.id,
+    dataSource,
+    database: databaseOf(bench.databaseUrl),
+    close: () => bench.close(),
+  };
 }
 
 /** Quire's build (`dist/`) as a server process on a fresh database, bootstrapped by the CLI (its admin's token), rate limits off. */
 async function startServerTarget(env: Record<string, string>, email: string): Promise<WriteTarget> {
   const database = await createTestDatabase();
-  const serverEnv = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_ADDRESS: '0', RATE_LIMIT_PER_TOKEN: '0', HOST: '127.0.0.1', ...env };
+  const serverEnv = {
+    DATABASE_URL: database.url,
+    MIGRATIONS_RUN: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_ADDRESS: '0',
+    RATE_LIMIT_PER_TOKEN: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  };
   const boot = JSON.parse(
-    execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], { env: { ...process.env, ...serverEnv } }).toString(),
+    execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], {
+      env: { ...process.env, ...serverEnv },
+    }).toString(),
   ) as { token: string; organizationId: string };
   const server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
   const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();

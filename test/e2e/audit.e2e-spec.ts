@@ -816,7 +816,12 @@ describe('audit: sign-in failures and delivery to integrations', () => {
 
   it('behind a trusted proxy, a write records the address X-Forwarded-For names', async () => {
     const space = await createSpace(t, org);
-    await t.http.patch(`/v1/spaces/${space.id}`).set(...org.admin.auth).set('X-Forwarded-For', '10.64.0.9').send({ title: 'Renamed' }).expect(200);
+    await t.http
+      .patch(`/v1/spaces/${space.id}`)
+      .set(...org.admin.auth)
+      .set('X-Forwarded-For', '10.64.0.9')
+      .send({ title: 'Renamed' })
+      .expect(200);
     const [event] = await t.dataSource.query(`SELECT ip, payload FROM audit_events WHERE organization_id = $1 AND target_id = $2`, [org.id, space.id]);
     expect(event).toMatchObject({ ip: '10.64.0.9', payload: { ip: '10.64.0.9' } });
   });
