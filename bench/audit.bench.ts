@@ -27,7 +27,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { freePort, ROOT, startProcess } from './harness';
+import { freePort, ROOT, startProcess, type Server } from './harness';
 import { startBenchApp, type BenchApp } from './in-process';
 import { dataSourceOptions } from '../src/database/data-source';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
@@ -122,13 +122,30 @@ async function startServerTarget(env: Record<string, string>, email: string): Pr
     HOST: '127.0.0.1',
     ...env,
   };
-  const boot = JSON.parse(
-    execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], {
-      env: { ...process.env, ...serverEnv },
-    }).toString(),
-  ) as { token: string; organizationId: string };
-  const server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
-  const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
+  let server: Server | undefined;
+  try {
+    const boot = JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], {
+        env: { ...process.env, ...serverEnv },
+      }).toString(),
+    ) as { token: string; organizationId: string };
+    server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
+    const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
+    return serverTarget(server, boot, dataSource, database);
+  } catch (error) {
+    // Nothing left behind: the server (if it started) and the database.
+    await server?.stop();
+    await database.drop();
+    throw error;
+  }
+}
+
+function serverTarget(
+  server: Server,
+  boot: { token: string; organizationId: string },
+  dataSource: DataSource,
+  database: { url: string; drop(): Promise<void> },
+): WriteTarget {
   return {
     base: server.url,
     headers: { authorization: `Bearer ${boot.token}`, 'content-type': 'application/json' },
@@ -232,7 +249,10 @@ async function recordingCost(lines: string[]): Promise<void> {
   const start = (env: Record<string, string>, email: string) =>
     IN_PROCESSES ? startServerTarget(env, email) : startBenchApp(env, email).then(inProcessTarget);
   const on = await start({ AUDIT_ENABLED: 'true' }, 'on@example.com');
-  const off = await start({ AUDIT_ENABLED: 'false' }, 'off@example.com');
+  const off = await start({ AUDIT_ENABLED: 'false' }, 'off@example.com').catch(async (error: unknown) => {
+    await on.close();
+    throw error;
+  });
   const monitor = new Client({ connectionString: process.env.DATABASE_URL });
   await monitor.connect();
   try {
