@@ -22,12 +22,11 @@
  * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
  * the load's and the sealing's (this process's column), as a replica's own cost; the three processes and PostgreSQL
  * then share the machine's cores, so the ratio is the whole machine's. */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { freePort, ROOT, startProcess, type Server } from './harness';
+import { bootstrapWithCli, freePort, ROOT, startProcess, type Bootstrapped, type Server } from './harness';
 import { startBenchApp, type BenchApp } from './in-process';
 import { dataSourceOptions } from '../src/database/data-source';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
@@ -124,11 +123,7 @@ async function startServerTarget(env: Record<string, string>, email: string): Pr
   };
   let server: Server | undefined;
   try {
-    const boot = JSON.parse(
-      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], {
-        env: { ...process.env, ...serverEnv },
-      }).toString(),
-    ) as { token: string; organizationId: string };
+    const boot = bootstrapWithCli(serverEnv, email);
     server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
     const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
     return serverTarget(server, boot, dataSource, database);
@@ -140,12 +135,7 @@ async function startServerTarget(env: Record<string, string>, email: string): Pr
   }
 }
 
-function serverTarget(
-  server: Server,
-  boot: { token: string; organizationId: string },
-  dataSource: DataSource,
-  database: { url: string; drop(): Promise<void> },
-): WriteTarget {
+function serverTarget(server: Server, boot: Bootstrapped, dataSource: DataSource, database: { url: string; drop(): Promise<void> }): WriteTarget {
   return {
     base: server.url,
     headers: { authorization: `Bearer ${boot.token}`, 'content-type': 'application/json' },

@@ -9,6 +9,20 @@ export { freePort } from '../src/common/free-port';
 
 export const ROOT = join(__dirname, '..');
 
+/** What `cli bootstrap` prints: the organization it made and its admin's API token. */
+export interface Bootstrapped {
+  token: string;
+  organizationId: string;
+}
+
+/** An organization and its admin's token on the database `env` names, made by the built CLI (`dist/`). */
+export function bootstrapWithCli(env: Record<string, string>, email = 'bench@example.com'): Bootstrapped {
+  const printed = execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', email], {
+    env: { ...process.env, ...env },
+  });
+  return JSON.parse(printed.toString()) as Bootstrapped;
+}
+
 export interface Server {
   url: string;
   process: ChildProcess;

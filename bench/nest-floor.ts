@@ -38,7 +38,6 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { execFileSync } from 'node:child_process';
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +45,7 @@ import { Pool } from 'pg';
 import type { Request } from 'express';
 import { JsonReplyAdapter, weakEtag } from '../src/common/http/json-reply.adapter';
 import { createTestDatabase } from '../test/support/database';
-import { freePort, load, ROOT, startProcess, type Figures, type Server } from './harness';
+import { bootstrapWithCli, freePort, load, ROOT, startProcess, type Figures, type Server } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const publicUrl = process.env.PUBLIC_URL ?? 'http://localhost';
@@ -152,11 +151,7 @@ async function compare(): Promise<void> {
   const servers: [string, Server][] = [];
   try {
     const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
-    const boot = JSON.parse(
-      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'cli.js'), 'bootstrap', '--org', 'Bench Org', '--email', 'bench@example.com'], {
-        env: { ...process.env, ...env },
-      }).toString(),
-    );
+    const boot = bootstrapWithCli(env);
     const headers = { authorization: `Bearer ${boot.token}` };
     const quireEnv = { ...env, RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_TOKEN: '1000000000', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
     const node = (file: string) => ['-r', '@swc-node/register', file];

@@ -5,17 +5,15 @@
  * the two; the .cpuprofile is kept in PROFILE_DIR (default a temporary folder) for Chrome DevTools.
  * PROFILE_SERVER=floor profiles the stack's floor (bench/nest-floor.ts) instead, for a frame-by-frame
  * comparison; the summary then covers only the last PROFILE_SECONDS of the run (start-up left out). */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/database';
-import { freePort, load, ROOT, startProcess } from './harness';
+import { bootstrapWithCli, freePort, load, ROOT, startProcess } from './harness';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 interface ProfileNode {
   id: number;
@@ -82,9 +80,7 @@ async function main() {
   const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'quire-profile-'));
   try {
     const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
-    const boot = JSON.parse(
-      execFileSync(process.execPath, [CLI, 'bootstrap', '--org', 'Bench Org', '--email', 'bench@example.com'], { env: { ...process.env, ...env } }).toString(),
-    );
+    const boot = bootstrapWithCli(env);
     const headers = { authorization: `Bearer ${boot.token}` };
     const limits = { RATE_LIMIT_PER_ADDRESS: '1000000000', RATE_LIMIT_PER_TOKEN: '1000000000' };
     const port = await freePort();

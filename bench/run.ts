@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase } from '../test/support/database';
-import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, Server, startProcess, tablesFromMarkdown } from './harness';
+import { BenchRecorder, bootstrapWithCli, Figures, freePort, load, median, resultsDir, ROOT, row, Server, startProcess, tablesFromMarkdown } from './harness';
 
 /**
  * `npm run bench`: Quire against a bare node:http + pg server answering the same lookups, side
@@ -25,7 +25,6 @@ import { BenchRecorder, Figures, freePort, load, median, resultsDir, ROOT, row, 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 /** The comparison's tables and charts: medians per route for Quire, the floor and the bare server, and the ratios. */
 function record(recorder: BenchRecorder, measured: { name: string; quire: Figures[]; bare: Figures[]; floor: Figures[] }[]): void {
@@ -77,9 +76,7 @@ async function compareWithBaseline(recorder: BenchRecorder): Promise<void> {
   const database = await createTestDatabase();
   try {
     const env = { DATABASE_URL: database.url, MIGRATIONS_RUN: 'false', LOG_LEVEL: 'silent' };
-    const boot = JSON.parse(
-      execFileSync(process.execPath, [CLI, 'bootstrap', '--org', 'Bench Org', '--email', 'bench@example.com'], { env: { ...process.env, ...env } }).toString(),
-    );
+    const boot = bootstrapWithCli(env);
     const headers = { authorization: `Bearer ${boot.token}` };
 
     // Quire as it runs by default: one JSON log line per request (LOG_LEVEL=info).
