@@ -19,6 +19,13 @@ export interface AuditedRoute {
    */
   transaction?: true;
   /**
+   * The route's change is written by the space unit of work, in the first transaction of the request,
+   * and its target is the path's id or a row that transaction inserts through TypeORM: the unit of
+   * work binds the request's scope (opened by the audit guard) to that transaction, whose commit hook
+   * records the event. No interceptor and no async context around the handler (audit.guard.ts).
+   */
+  unitOfWork?: true;
+  /**
    * The table of the target's row (by the target id), read before the handler runs when the request
    * itself loads it by SQL rather than through TypeORM: the `before` values of its event's changes.
    */
@@ -31,10 +38,12 @@ export interface NotAudited {
 
 const NOT_A_CHANGE = (why: string): NotAudited => ({ notAudited: why });
 const a = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id });
-/** A route whose handler runs in one transaction with its event (its writes commit no transaction of their own). */
 /** The route's target row is read from `table` before the handler, for its `before` values. */
 const withBefore = (route: AuditedRoute, table: string): AuditedRoute => ({ ...route, table });
+/** A route whose handler runs in one transaction with its event (its writes commit no transaction of their own). */
 const tx = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, transaction: true });
+/** A route whose change the space unit of work writes and records (see `AuditedRoute.unitOfWork`). */
+const uow = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, unitOfWork: true });
 
 export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   // Organizations, members, teams, invites, SAML, translations
@@ -79,7 +88,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   moveCollection: a('collection.moved', 'collection', 'collectionId'),
   transferCollection: a('collection.transferred', 'collection', 'collectionId'),
   createSpace: a('space.created', 'space', '+spaces'),
-  updateSpaceById: a('space.updated', 'space', 'spaceId'),
+  updateSpaceById: uow('space.updated', 'space', 'spaceId'),
   deleteSpaceById: a('space.deleted', 'space', 'spaceId'),
   restoreSpace: a('space.restored', 'space', 'spaceId'),
   duplicateSpace: a('space.duplicated', 'space', 'spaceId'),
@@ -93,7 +102,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   importGitRepository: a('space.git_imported', 'space', 'spaceId'),
 
   // Change requests
-  createChangeRequest: a('change_request.created', 'change-request', '+change_requests'),
+  createChangeRequest: uow('change_request.created', 'change-request', '+change_requests'),
   updateChangeRequestById: a('change_request.updated', 'change-request', 'changeRequestId'),
   mergeChangeRequest: a('change_request.merged', 'change-request', 'changeRequestId'),
   updateChangeRequest: a('change_request.updated_from_main', 'change-request', 'changeRequestId'),
@@ -106,7 +115,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   updateSpaceMergeRules: a('space.merge_rules_updated', 'space', 'spaceId'),
 
   // Comments
-  postCommentInSpace: a('comment.created', 'comment', '+comments'),
+  postCommentInSpace: uow('comment.created', 'comment', '+comments'),
   updateCommentInSpace: a('comment.updated', 'comment', 'commentId'),
   deleteCommentInSpace: a('comment.deleted', 'comment', 'commentId'),
   postCommentReplyInSpace: a('comment_reply.created', 'comment-reply', '+comment_replies'),

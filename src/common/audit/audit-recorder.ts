@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { escapeLiteral } from 'pg';
 import type { EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { auditScope, type AuditActor, type AuditChange, type AuditSource, type AuditTarget } from './audit.context';
+import { auditScopeOf, type AuditActor, type AuditChange, type AuditSource, type AuditTarget } from './audit.context';
 import { uuidv7, uuidv7Time } from './uuid7';
 
 export interface AuditRecord {
@@ -89,7 +89,7 @@ export class AuditRecorder {
 
   async record(em: EntityManager, record: AuditRecord): Promise<string | null> {
     if (!this.config.auditEnabled) return null;
-    const scope = auditScope.getStore();
+    const scope = auditScopeOf(em.queryRunner);
     const now = Date.now();
     const id = uuidv7(now);
     const actor = record.actor ?? scope?.actor ?? SYSTEM;

@@ -62,7 +62,42 @@ export interface AuditScope {
   transaction?: QueryRunner;
 }
 
+/** The scope of a request whose route the interceptor wraps (every audited route but those the unit of work records). */
 export const auditScope = new ScopedStorage<AuditScope>();
+
+/**
+ * The scopes of requests whose route the space unit of work records (`unitOfWork` in the catalogue):
+ * opened by the audit guard, keyed by the request's caller (the user its token authenticated, an
+ * object of its own per request), and found by the unit of work through the caller it is given.
+ */
+const callerScopes = new WeakMap<object, AuditScope>();
+/** The scope each unit-of-work transaction writes for, keyed by its query runner (one per transaction). */
+const runnerScopes = new WeakMap<QueryRunner, AuditScope>();
+
+/** Opens `scope` for the request of `caller` (the audit guard). */
+export function openCallerAuditScope(caller: object, scope: AuditScope): void {
+  callerScopes.set(caller, scope);
+}
+
+/** The scope the audit guard opened for the request of `caller` (none for routes the interceptor wraps). */
+export function auditScopeOfCaller(caller: object): AuditScope | undefined {
+  return callerScopes.get(caller);
+}
+
+/**
+ * Binds the audit scope of `caller`'s request, if it has one, to a transaction the unit of work opened
+ * for it: that transaction's commit hook then records the route's event, its loads and inserts are
+ * the event's `before` and target, with no async context to carry it.
+ */
+export function bindCallerAuditScope(caller: object, runner: QueryRunner | undefined): void {
+  const scope = callerScopes.get(caller);
+  if (scope && runner) runnerScopes.set(runner, scope);
+}
+
+/** The audit scope a statement of `runner` runs for: the one bound to its transaction, else the request's async scope. */
+export function auditScopeOf(runner: QueryRunner | undefined | null): AuditScope | undefined {
+  return (runner ? runnerScopes.get(runner) : undefined) ?? auditScope.getStore();
+}
 
 /**
  * Tells the request's commit hook which organization the change belongs to, when neither the path, the

@@ -4,28 +4,11 @@ import type { Request } from 'express';
 import { from, Observable } from 'rxjs';
 import { DataSource, type EntityManager, type QueryRunner, type ReplicationMode } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { clientAddress } from '../http/client-address';
-import { auditScope, type AuditActor, type AuditScope, type AuditSource } from './audit.context';
+import { auditScope, auditScopeOfCaller, type AuditScope } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
 import { AuditRecorder } from './audit-recorder';
+import { requestAuditScope } from './audit-request';
 import { AuditCommitSubscriber } from './audit.subscriber';
-
-interface Principals {
-  scriptPrincipal?: { installationId: string; integrationName: string };
-  sitePrincipal?: { siteId: string };
-}
-
-function callerOf(request: Request & Principals): { actor: AuditActor; source: AuditSource } {
-  if (request.scriptPrincipal) {
-    const script = request.scriptPrincipal;
-    return { actor: { type: 'installation', id: script.installationId, label: script.integrationName }, source: 'integration' };
-  }
-  if (request.sitePrincipal) return { actor: { type: 'system', id: `site:${request.sitePrincipal.siteId}`, label: 'Site API token' }, source: 'api' };
-  const user = request.user;
-  return user
-    ? { actor: { type: 'user', id: user.id, label: user.displayName }, source: 'api' }
-    : { actor: { type: 'system', id: 'anonymous' }, source: 'api' };
-}
 
 /**
  * Bound to every route the catalogue says writes (audit.routes.ts), after the guards: a refused
@@ -61,18 +44,28 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const declared = this.routes.get(context.getHandler());
     if (!declared || context.getType() !== 'http') return next.handle();
-    const request = context.switchToHttp().getRequest<Request & Principals>();
-    const forwarded = request.headers['user-agent'];
-    const scope: AuditScope = {
-      request,
-      route: declared.route,
-      operationId: declared.operationId,
-      ...callerOf(request),
-      correlationId: String(request.id),
-      ip: clientAddress(request) ?? null,
-      userAgent: typeof forwarded === 'string' ? forwarded : null,
-    };
-    return from(this.finish(scope, next));
+    const request = context.switchToHttp().getRequest<Request>();
+    // A route the unit of work records: bound here only under AUDIT_STRICT, to check what it recorded.
+    if (declared.route.unitOfWork) return from(this.checkUnitOfWork(request, next));
+    return from(this.finish(requestAuditScope(request, declared.route, declared.operationId), next));
+  }
+
+  /**
+   * AUDIT_STRICT on a route the unit of work records (audit.guard.ts opened its scope): the handler as
+   * it runs in production, then a 500 if it succeeded without its event, or without the target's id
+   * (only what the transaction saw can name it: no response is read for these routes).
+   */
+  private async checkUnitOfWork(request: Request, next: CallHandler): Promise<unknown> {
+    const body = await lastValue(next.handle());
+    const scope = request.user ? auditScopeOfCaller(request.user) : undefined;
+    if (!scope?.recordedId) {
+      throw new Error(
+        `${scope?.operationId ?? request.path} succeeded without recording its audit event: its change was not written by the space unit of work (declare it without \`unitOfWork\`)`,
+      );
+    }
+    if (scope.targetPending)
+      throw new Error(`${scope.operationId} recorded its event without the target's id: the unit of work's transaction did not insert it through TypeORM`);
+    return body;
   }
 
   /** The handler's answer, the handler run in the request's audit scope (its Observable subscribed inside it). */

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntitySubscriberInterface, InsertEvent, LoadEvent, RemoveEvent, TransactionCommitEvent, UpdateEvent } from 'typeorm';
-import { auditScope, type AuditScope } from './audit.context';
+import { auditScopeOf, type AuditScope } from './audit.context';
 import { summarizeChanges } from './audit-changes';
 import { AuditRecorder } from './audit-recorder';
 
@@ -72,8 +72,9 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
 
   /** Keeps a copy of each row the request loads before recording (the `before` of its event's changes). */
   afterLoad(entity: Row, event?: LoadEvent<Row>): void {
-    const scope = auditScope.getStore();
-    if (!scope || scope.recordedId || scope.wrote || !event || !entity) return;
+    if (!event || !entity) return;
+    const scope = auditScopeOf(event.queryRunner);
+    if (!scope || scope.recordedId || scope.wrote) return;
     const loaded = (scope.loaded ??= []);
     if (loaded.length >= MAX_LOADED) return;
     const table = event.metadata.tableName;
@@ -83,7 +84,7 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
   }
 
   afterInsert(event: InsertEvent<Row>): void {
-    const scope = auditScope.getStore();
+    const scope = auditScopeOf(event.queryRunner);
     if (scope) scope.wrote = true;
     if (!scope || scope.recordedId || !event.entity) return;
     if (!scope.inserted && scope.route.id === `+${event.metadata.tableName}`) scope.inserted = event.entity;
@@ -91,21 +92,21 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
   }
 
   afterUpdate(event: UpdateEvent<Row>): void {
-    this.noteOrganization(event.entity as Row | undefined);
+    this.noteOrganization(event, event.entity as Row | undefined);
   }
 
   afterRemove(event: RemoveEvent<Row>): void {
-    this.noteOrganization((event.databaseEntity ?? event.entity) as Row | undefined);
+    this.noteOrganization(event, (event.databaseEntity ?? event.entity) as Row | undefined);
   }
 
-  private noteOrganization(row: Row | undefined): void {
-    const scope = auditScope.getStore();
+  private noteOrganization(event: UpdateEvent<Row> | RemoveEvent<Row>, row: Row | undefined): void {
+    const scope = auditScopeOf(event.queryRunner);
     if (scope) scope.wrote = true;
     if (scope && !scope.recordedId && row) scope.insertedOrganizationId ??= str(row.organizationId);
   }
 
   async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
-    const scope = auditScope.getStore();
+    const scope = auditScopeOf(event.queryRunner);
     if (!scope || scope.recordedId) return;
     await this.recordRoute(scope, event.manager);
   }

@@ -10,6 +10,7 @@ import { NewSpace, SpaceChanges, SpaceCounters, SpaceWritesRepository } from './
 import { PreparedSearchTable, SearchIndexWritesRepository } from './search-index-writes.repository';
 import { spacePermissions } from '../access/access.policy';
 import { SpaceTurns } from './space-turns';
+import { bindCallerAuditScope } from '../../common/audit/audit.context';
 
 /**
  * Columns of a space the caller's rank does not depend on (`SPACE_RANK_SQL` reads the role, default
@@ -108,6 +109,8 @@ export class SpaceUnitOfWork {
     // In this process's queue of the space's writers first (space-turns.ts): the lock goes to them in arrival order.
     return this.turns.take(spaceId, (locked) =>
       this.dataSource.transaction(async (em) => {
+        // The request's audit event, for a route this records (`unitOfWork` in the audit catalogue), commits with this transaction.
+        bindCallerAuditScope(caller, em.queryRunner);
         await options.lockFirst?.(em);
         // The row lock and the re-check of the caller's access are one statement: the route's guard has
         // authorized the caller before the transaction, so the lock is held only from here to the commit.

@@ -1,0 +1,58 @@
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Request, Response } from 'express';
+import { DataSource } from 'typeorm';
+import { openCallerAuditScope, type AuditScope } from './audit.context';
+import type { AuditedRoute } from './audit-catalogue';
+import { requestAuditScope } from './audit-request';
+import { AuditCommitSubscriber } from './audit.subscriber';
+
+/**
+ * Opens the audit scope of a request whose route the space unit of work records (`unitOfWork` in the
+ * catalogue), as the last guard of the route: a request refused by an earlier guard opens none. The
+ * scope is keyed by the request's caller; the unit of work, given that caller, binds it to its
+ * transaction, whose commit hook records the route's event (audit.context.ts). Nothing wraps the
+ * handler: no interceptor, no async context (decision 0075). AUDIT_STRICT adds the audit interceptor's
+ * check after the handler (a 500 for a success without its event); without it, a success without its
+ * event logs an error when the response is sent, and the event is recorded in a transaction of its own.
+ */
+@Injectable()
+export class AuditScopeGuard implements CanActivate {
+  private readonly logger = new Logger('Audit');
+  private readonly routes = new WeakMap<object, { route: AuditedRoute; operationId: string }>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly subscriber: AuditCommitSubscriber,
+  ) {}
+
+  declare(handler: object, route: AuditedRoute, operationId: string): void {
+    this.routes.set(handler, { route, operationId });
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const declared = this.routes.get(context.getHandler());
+    const request = context.switchToHttp().getRequest<Request>();
+    const caller = request.user;
+    if (!declared || !caller || context.getType() !== 'http') return true;
+    const scope = requestAuditScope(request, declared.route, declared.operationId);
+    openCallerAuditScope(caller, scope);
+    const response = context.switchToHttp().getResponse<Response>();
+    response.once('finish', () => this.finished(scope, response));
+    return true;
+  }
+
+  private finished(scope: AuditScope, response: Response): void {
+    if (response.statusCode >= 400) return;
+    if (scope.recordedId) {
+      if (scope.targetPending) this.logger.warn({ msg: 'audit event without a target id', eventId: scope.recordedId, operationId: scope.operationId });
+      return;
+    }
+    this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
+    this.dataSource
+      .transaction((em) => this.subscriber.recordRoute(scope, em))
+      .catch((error: unknown) =>
+        this.logger.error({ msg: 'could not record an audit event apart from its write', operationId: scope.operationId, err: error }),
+      );
+  }
+}
