@@ -16,6 +16,8 @@ import { AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-
 import { createTeam, selfSignedCertificatePem } from '../support/org-admin-builders';
 import { addSection, createSite, sitePath } from '../support/site-builders';
 import { declaredRoutes } from '../support/route-declarations';
+import { eventually } from '../support/server-process';
+import { Writable } from 'node:stream';
 import { AuditDeliveryService } from '../../src/modules/audit/audit-delivery.service';
 import { AuditSignInService } from '../../src/modules/audit/audit-sign-in.service';
 
@@ -736,6 +738,71 @@ describe('audit: before/after of updates, in the write’s transaction', () => {
       }
       const rows = await t.dataSource.query(`SELECT 1 FROM audit_events WHERE target_id = $1 AND action = 'collection.updated'`, [collection.id]);
       expect(rows).toHaveLength(0);
+    });
+
+    it('routes the unit of work records: concurrent writes with one token each record their own request, in their own transaction', async () => {
+      expect((AUDITED_ROUTES.updateSpaceById as AuditedRoute).unitOfWork).toBe(true);
+      const spaces = await Promise.all(Array.from({ length: 8 }, (_, i) => createSpace(t, org, { title: `Parallel ${i}` })));
+      const answers = await Promise.all(
+        spaces.map((space, i) =>
+          patch(`/v1/spaces/${space.id}`, { title: `Renamed ${i}` })
+            .set('X-Request-Id', `uow-${i}-${Date.now()}`)
+            .expect(200),
+        ),
+      );
+      const rows: { target_id: string; correlation_id: string; xmin: string; payload: { changes: unknown[] } }[] = await t.dataSource.query(
+        `SELECT target_id, correlation_id, xmin::text AS xmin, payload FROM audit_events WHERE organization_id = $1 AND action = 'space.updated' AND target_id = ANY($2)`,
+        [org.id, spaces.map((space) => space.id)],
+      );
+      expect(rows).toHaveLength(8);
+      for (const [i, space] of spaces.entries()) {
+        const row = rows.find((event) => event.target_id === space.id);
+        expect(row?.correlation_id).toBe(answers[i].headers['x-request-id']);
+        expect(row?.payload.changes).toEqual([{ field: 'title', before: `Parallel ${i}`, after: `Renamed ${i}` }]);
+        // Committed by the space's own write: the same transaction as the row it changed.
+        expect(row?.xmin).toBe(await xminOf('spaces', space.id));
+      }
+    });
+
+    it('a route declared `unitOfWork` whose change the unit of work does not write: 500 under AUDIT_STRICT; else logged and recorded apart', async () => {
+      const route = AUDITED_ROUTES.updateCollectionById as AuditedRoute;
+      const collection = await createCollection(t, org, { title: 'Elsewhere' });
+      delete route.transaction;
+      route.unitOfWork = true;
+      const logs: string[] = [];
+      const apps: TestApp[] = [];
+      const recorded = async () =>
+        (
+          (await t.dataSource.query(`SELECT 1 FROM audit_events WHERE organization_id = $1 AND action = 'collection.updated' AND target_id = $2`, [
+            org.id,
+            collection.id,
+          ])) as unknown[]
+        ).length;
+      try {
+        const strict = await createTestApp();
+        apps.push(strict);
+        const refused = await strict.http
+          .patch(`/v1/collections/${collection.id}`)
+          .set(...org.admin.auth)
+          .send({ title: 'Strict' });
+        expect(refused.status).toBe(500);
+        expect(await recorded()).toBe(0);
+        const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (logs.push(chunk.toString()), done()) });
+        const lenient = await createTestApp({ AUDIT_STRICT: 'false', LOG_LEVEL: 'error' }, sink);
+        apps.push(lenient);
+        await lenient.http
+          .patch(`/v1/collections/${collection.id}`)
+          .set(...org.admin.auth)
+          .send({ title: 'Lenient' })
+          .expect(200);
+        // Recorded when the response is sent, in a transaction of its own.
+        expect(await eventually(async () => (await recorded()) === 1, 5_000)).toBe(true);
+      } finally {
+        delete route.unitOfWork;
+        route.transaction = true;
+        for (const app of apps) await app.close();
+      }
+      expect(logs.some((line) => line.includes('write without its audit event') && line.includes('updateCollectionById'))).toBe(true);
     });
 
     it('a marked route whose handler fails rolls its writes back with its event', async () => {
