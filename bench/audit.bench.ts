@@ -26,7 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { bootstrapWithCli, freePort, ROOT, startProcess, type Bootstrapped, type Server } from './harness';
+import { bootstrapWithCli, freePort, medianInterval, ROOT, startProcess, type Bootstrapped, type Server } from './harness';
 import { startBenchApp, type BenchApp } from './in-process';
 import { dataSourceOptions } from '../src/database/data-source';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
@@ -255,7 +255,7 @@ async function recordingCost(lines: string[]): Promise<void> {
     lines.push(
       `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating; ${where}`,
       ``,
-      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |${IN_PROCESSES ? ' load and sealing ms/req on / off |' : ''}`,
+      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds, 90 % interval) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |${IN_PROCESSES ? ' load and sealing ms/req on / off |' : ''}`,
       `| --- | --- | --- | --- | --- | --- | --- |${IN_PROCESSES ? ' --- |' : ''}`,
     );
     const rounds: string[] = [];
@@ -287,8 +287,9 @@ async function recordingCost(lines: string[]): Promise<void> {
       const load = IN_PROCESSES
         ? ` ${median(results.on.map((r) => r.benchCpu ?? 0)).toFixed(2)} / ${median(results.off.map((r) => r.benchCpu ?? 0)).toFixed(2)} |`
         : '';
+      const [low, high] = medianInterval(results.ratio);
       lines.push(
-        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |${load}`,
+        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)}) | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |${load}`,
       );
     }
     lines.push(``, ...rounds);

@@ -101,6 +101,24 @@ export const median = (values: number[]) => {
 };
 
 /**
+ * A 90 % interval of the median of `values` (per-round ratios), by bootstrap: the median of 2,000 resamples
+ * of the rounds, drawn with a fixed seed so a run prints the same interval for the same rounds. How far one
+ * run's median may be from the machine's own on a noisy machine, where rounds of one run spread widely.
+ */
+export function medianInterval(values: number[], resamples = 2000): [number, number] {
+  let seed = 0x2545f491;
+  const random = () => {
+    // xorshift32: reproducible, good enough to pick rounds.
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const medians = Array.from({ length: resamples }, () => median(values.map(() => values[Math.floor(random() * values.length)]))).sort((a, b) => a - b);
+  return [medians[Math.floor(resamples * 0.05)], medians[Math.ceil(resamples * 0.95) - 1]];
+}
+
+/**
  * One table row from alternating rounds (Quire, bare, Quire, bare…): the median of each figure, and
  * the median of the per-round ratios, which a shared machine's drift between rounds does not skew.
  */
