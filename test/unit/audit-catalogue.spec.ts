@@ -1,7 +1,13 @@
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { ExecutionContext } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
 import { join } from 'node:path';
 import { CATALOGUE_END, CATALOGUE_START, renderAuditCatalogue } from '../../scripts/audit-catalogue';
-import { AUDIT_ACTIONS, AUDITED_ROUTES } from '../../src/common/audit/audit-catalogue';
+import { AUDIT_ACTIONS, AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-catalogue';
+import { auditScopeOfCaller } from '../../src/common/audit/audit.context';
+import { AuditScopeGuard } from '../../src/common/audit/audit.guard';
+import type { AuditCommitSubscriber } from '../../src/common/audit/audit.subscriber';
 import { summarizeChanges } from '../../src/common/audit/audit-changes';
 import { beforeRow } from '../../src/common/audit/audit.subscriber';
 import { uuidv7 } from '../../src/common/audit/uuid7';
@@ -84,5 +90,49 @@ describe('audit before rows', () => {
       { field: 'title', after: 'Same' },
       { field: 'visibility', before: 'private', after: 'public' },
     ]);
+  });
+});
+
+describe('audit guard (routes the unit of work records)', () => {
+  const route = AUDITED_ROUTES.updateSpaceById as AuditedRoute;
+  const handler = () => undefined;
+  const guard = new AuditScopeGuard({} as DataSource, {} as AuditCommitSubscriber);
+  guard.declare(handler, route, 'updateSpaceById');
+  const contextOf = (request: object) =>
+    ({
+      getHandler: () => handler,
+      getType: () => 'http',
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => new EventEmitter() }),
+    }) as unknown as ExecutionContext;
+
+  it('keys each request’s scope by a caller of its own, even when two requests share one user object', () => {
+    class Caller {
+      constructor(
+        readonly id: string,
+        readonly displayName: string,
+      ) {}
+    }
+    const shared = new Caller('user-1', 'Ada');
+    const first = { user: shared, headers: { 'user-agent': 'one' }, id: 'request-1', socket: { remoteAddress: '127.0.0.1' } };
+    const second = { user: shared, headers: { 'user-agent': 'two' }, id: 'request-2', socket: { remoteAddress: '127.0.0.1' } };
+    expect(guard.canActivate(contextOf(first))).toBe(true);
+    expect(guard.canActivate(contextOf(second))).toBe(true);
+    // Each handler's `@CurrentUser()` is its request's own copy, of the same class, carrying its own scope.
+    expect(first.user).not.toBe(second.user);
+    expect(first.user).toBeInstanceOf(Caller);
+    expect(first.user).toEqual(shared);
+    expect(auditScopeOfCaller(first.user)).toMatchObject({ correlationId: 'request-1', userAgent: 'one', operationId: 'updateSpaceById' });
+    expect(auditScopeOfCaller(second.user)).toMatchObject({ correlationId: 'request-2', userAgent: 'two' });
+    expect(auditScopeOfCaller(shared)).toBeUndefined();
+  });
+
+  it('opens nothing for a route it was not declared on, or without a caller', () => {
+    const request = { user: { id: 'user-2' }, headers: {}, id: 'request-3' };
+    const other = { ...contextOf(request), getHandler: () => () => undefined } as unknown as ExecutionContext;
+    expect(guard.canActivate(other)).toBe(true);
+    expect(auditScopeOfCaller(request.user)).toBeUndefined();
+    const anonymous = { headers: {}, id: 'request-4' };
+    expect(guard.canActivate(contextOf(anonymous))).toBe(true);
+    expect(anonymous).not.toHaveProperty('user');
   });
 });

@@ -10,7 +10,8 @@ import { AuditCommitSubscriber } from './audit.subscriber';
 /**
  * Opens the audit scope of a request whose route the space unit of work records (`unitOfWork` in the
  * catalogue), as the last guard of the route: a request refused by an earlier guard opens none. The
- * scope is keyed by the request's caller; the unit of work, given that caller, binds it to its
+ * scope is keyed by the request's caller (`request.user`, which the guard makes an object of the
+ * request's own, the handler's `@CurrentUser()`); the unit of work, given that caller, binds it to its
  * transaction, whose commit hook records the route's event (audit.context.ts). Nothing wraps the
  * handler: no interceptor, no async context (decision 0075). AUDIT_STRICT adds the audit interceptor's
  * check after the handler (a 500 for a success without its event); without it, a success without its
@@ -33,8 +34,12 @@ export class AuditScopeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const declared = this.routes.get(context.getHandler());
     const request = context.switchToHttp().getRequest<Request>();
-    const caller = request.user;
-    if (!declared || !caller || context.getType() !== 'http') return true;
+    const user = request.user;
+    if (!declared || !user || context.getType() !== 'http') return true;
+    // The scope's key must be this request's own object: an authenticator that handed one user object to
+    // concurrent requests (a cache) would otherwise give each the other's scope. A shallow copy, same class.
+    const caller = Object.assign(Object.create(Object.getPrototypeOf(user) as object) as typeof user, user);
+    request.user = caller;
     const scope = requestAuditScope(request, declared.route, declared.operationId);
     openCallerAuditScope(caller, scope);
     const response = context.switchToHttp().getResponse<Response>();
