@@ -764,6 +764,30 @@ describe('audit: before/after of updates, in the write’s transaction', () => {
       }
     });
 
+    it('a retry answered from its Idempotency-Key records nothing more: one change, one event', async () => {
+      expect((AUDITED_ROUTES.createChangeRequest as AuditedRoute).unitOfWork).toBe(true);
+      const space = await createSpace(t, org);
+      const since = new Date();
+      const send = () =>
+        t.http
+          .post(`/v1/spaces/${space.id}/change-requests`)
+          .set(...org.admin.auth)
+          .set('Idempotency-Key', `audit-retry-${space.id}`)
+          .send({ subject: 'Once' })
+          .expect(201);
+      const first = await send();
+      const retry = await send();
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body.id).toBe(first.body.id);
+      // The replay's response is sent without the handler: give a listener on its end the time to act, had it one.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const rows: { target_id: string; correlation_id: string }[] = await t.dataSource.query(
+        `SELECT target_id, correlation_id FROM audit_events WHERE organization_id = $1 AND action = 'change_request.created' AND occurred_at >= $2`,
+        [org.id, since],
+      );
+      expect(rows).toEqual([{ target_id: first.body.id, correlation_id: first.headers['x-request-id'] }]);
+    });
+
     it('a route declared `unitOfWork` whose change the unit of work does not write: 500 under AUDIT_STRICT; else logged and recorded apart', async () => {
       const route = AUDITED_ROUTES.updateCollectionById as AuditedRoute;
       const collection = await createCollection(t, org, { title: 'Elsewhere' });
@@ -790,13 +814,17 @@ describe('audit: before/after of updates, in the write’s transaction', () => {
         const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (logs.push(chunk.toString()), done()) });
         const lenient = await createTestApp({ AUDIT_STRICT: 'false', LOG_LEVEL: 'error' }, sink);
         apps.push(lenient);
-        await lenient.http
+        const answer = await lenient.http
           .patch(`/v1/collections/${collection.id}`)
           .set(...org.admin.auth)
           .send({ title: 'Lenient' })
           .expect(200);
-        // Recorded when the response is sent, in a transaction of its own.
+        // Recorded when the response is sent, in a transaction of its own, with the request's caller and id.
         expect(await eventually(async () => (await recorded()) === 1, 5_000)).toBe(true);
+        const [apart] = await t.dataSource.query(`SELECT actor_id, correlation_id FROM audit_events WHERE action = 'collection.updated' AND target_id = $1`, [
+          collection.id,
+        ]);
+        expect(apart).toEqual({ actor_id: org.admin.user.id, correlation_id: answer.headers['x-request-id'] });
       } finally {
         delete route.unitOfWork;
         route.transaction = true;

@@ -2,7 +2,8 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
-import { openCallerAuditScope, type AuditScope } from './audit.context';
+import { REPLAYED_HEADER } from '../idempotency/idempotency.interceptor';
+import { bindCallerAuditScope, openCallerAuditScope, type AuditScope } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
 import { requestAuditScope } from './audit-request';
 import { AuditCommitSubscriber } from './audit.subscriber';
@@ -43,19 +44,23 @@ export class AuditScopeGuard implements CanActivate {
     const scope = requestAuditScope(request, declared.route, declared.operationId);
     openCallerAuditScope(caller, scope);
     const response = context.switchToHttp().getResponse<Response>();
-    response.once('finish', () => this.finished(scope, response));
+    response.once('finish', () => this.finished(caller, scope, response));
     return true;
   }
 
-  private finished(scope: AuditScope, response: Response): void {
-    if (response.statusCode >= 400) return;
+  private finished(caller: object, scope: AuditScope, response: Response): void {
+    // A failure, or a retry answered from its Idempotency-Key: the handler changed nothing.
+    if (response.statusCode >= 400 || response.getHeader(REPLAYED_HEADER) !== undefined) return;
     if (scope.recordedId) {
       if (scope.targetPending) this.logger.warn({ msg: 'audit event without a target id', eventId: scope.recordedId, operationId: scope.operationId });
       return;
     }
     this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
     this.dataSource
-      .transaction((em) => this.subscriber.recordRoute(scope, em))
+      .transaction((em) => {
+        bindCallerAuditScope(caller, em.queryRunner);
+        return this.subscriber.recordRoute(scope, em);
+      })
       .catch((error: unknown) =>
         this.logger.error({ msg: 'could not record an audit event apart from its write', operationId: scope.operationId, err: error }),
       );

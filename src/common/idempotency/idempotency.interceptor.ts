@@ -18,6 +18,9 @@ import { isDatabaseOutage } from '../errors/classify-error';
 import { idempotencyScope } from './idempotency.context';
 import { IDEMPOTENCY_LEASE_SECONDS, IdempotencyRepository } from './idempotency.repository';
 
+/** The header a retry's answer carries when it is the kept answer of its key, the handler not run. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
 /** Printable ASCII without spaces, as in the IETF draft's examples (UUIDs, ULIDs, random strings). */
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
@@ -64,7 +67,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'replay':
         response.status(claim.answer.status);
         if (claim.answer.location) response.setHeader('Location', claim.answer.location);
-        response.setHeader('Idempotent-Replayed', 'true');
+        response.setHeader(REPLAYED_HEADER, 'true');
         return of(claim.answer.body);
       case 'claimed':
         return this.run(scope, status, response, next);
