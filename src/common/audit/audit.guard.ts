@@ -49,8 +49,8 @@ export class AuditScopeGuard implements CanActivate {
   }
 
   private finished(caller: object, scope: AuditScope, response: Response): void {
-    // A failure, or a retry answered from its Idempotency-Key: the handler changed nothing.
-    if (response.statusCode >= 400 || response.getHeader(REPLAYED_HEADER) !== undefined) return;
+    // Not a success, or a retry answered from its Idempotency-Key: the handler changed nothing.
+    if (response.statusCode < 200 || response.statusCode >= 300 || response.getHeader(REPLAYED_HEADER) !== undefined) return;
     if (scope.recordedId) {
       if (scope.targetPending) this.logger.warn({ msg: 'audit event without a target id', eventId: scope.recordedId, operationId: scope.operationId });
       return;
