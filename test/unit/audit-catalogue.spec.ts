@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { ExecutionContext } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
 import { join } from 'node:path';
 import { CATALOGUE_END, CATALOGUE_START, renderAuditCatalogue } from '../../scripts/audit-catalogue';
 import { AUDIT_ACTIONS, AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-catalogue';
-import { auditScopeOfCaller } from '../../src/common/audit/audit.context';
+import { auditScopeOf, auditScopeOfCaller, bindAuditScope, type AuditScope } from '../../src/common/audit/audit.context';
 import { AuditScopeGuard } from '../../src/common/audit/audit.guard';
-import type { AuditCommitSubscriber } from '../../src/common/audit/audit.subscriber';
+import { AuditCommitSubscriber } from '../../src/common/audit/audit.subscriber';
 import { summarizeChanges } from '../../src/common/audit/audit-changes';
 import { beforeRow } from '../../src/common/audit/audit.subscriber';
+import type { AuditRecorder } from '../../src/common/audit/audit-recorder';
 import { uuidv7 } from '../../src/common/audit/uuid7';
 
 /** Table cells without the padding prettier adds. */
@@ -126,6 +127,18 @@ describe('audit guard (routes the unit of work records)', () => {
     expect(auditScopeOfCaller(shared)).toBeUndefined();
   });
 
+  it('closes the scope once the response is sent', () => {
+    const response = Object.assign(new EventEmitter(), { statusCode: 200, getHeader: () => undefined });
+    const request = { user: { id: 'user-3', displayName: 'Grace' }, headers: {}, id: 'request-5', socket: { remoteAddress: '127.0.0.1' } };
+    const context = { ...contextOf(request), switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }) } as unknown as ExecutionContext;
+    expect(guard.canActivate(context)).toBe(true);
+    const scope = auditScopeOfCaller(request.user);
+    expect(scope).toMatchObject({ correlationId: 'request-5' });
+    scope!.recordedId = 'event-1';
+    response.emit('finish');
+    expect(auditScopeOfCaller(request.user)).toBeUndefined();
+  });
+
   it('opens nothing for a route it was not declared on, or without a caller', () => {
     const request = { user: { id: 'user-2' }, headers: {}, id: 'request-3' };
     const other = { ...contextOf(request), getHandler: () => () => undefined } as unknown as ExecutionContext;
@@ -134,5 +147,28 @@ describe('audit guard (routes the unit of work records)', () => {
     const anonymous = { headers: {}, id: 'request-4' };
     expect(guard.canActivate(contextOf(anonymous))).toBe(true);
     expect(anonymous).not.toHaveProperty('user');
+  });
+});
+
+describe('audit commit hook: a transaction’s binding to its scope', () => {
+  const subscriber = new AuditCommitSubscriber({} as DataSource, {} as AuditRecorder);
+  const scope = { correlationId: 'request-6' } as AuditScope;
+
+  it('outlives a savepoint’s commit or rollback and ends with the transaction', () => {
+    const runner = { isTransactionActive: true } as QueryRunner;
+    bindAuditScope(runner, scope);
+    subscriber.afterTransactionCommit({ queryRunner: runner } as TransactionCommitEvent);
+    subscriber.afterTransactionRollback({ queryRunner: runner } as TransactionRollbackEvent);
+    expect(auditScopeOf(runner)).toBe(scope);
+    (runner as { isTransactionActive: boolean }).isTransactionActive = false;
+    subscriber.afterTransactionCommit({ queryRunner: runner } as TransactionCommitEvent);
+    expect(auditScopeOf(runner)).toBeUndefined();
+  });
+
+  it('ends with a rollback of the transaction', () => {
+    const runner = { isTransactionActive: false } as QueryRunner;
+    bindAuditScope(runner, scope);
+    subscriber.afterTransactionRollback({ queryRunner: runner } as TransactionRollbackEvent);
+    expect(auditScopeOf(runner)).toBeUndefined();
   });
 });

@@ -74,9 +74,18 @@ const callerScopes = new WeakMap<object, AuditScope>();
 /** The scope each unit-of-work transaction writes for, keyed by its query runner (one per transaction). */
 const runnerScopes = new WeakMap<QueryRunner, AuditScope>();
 
-/** Opens `scope` for the request of `caller` (the audit guard). */
+/** Opens `scope` for the request of `caller` (the audit guard), until `closeCallerAuditScope`. */
 export function openCallerAuditScope(caller: object, scope: AuditScope): void {
   callerScopes.set(caller, scope);
+}
+
+/**
+ * Closes the scope of `caller`'s request once its response is sent (the audit guard). The maps' entries
+ * are deleted rather than left to the garbage collector: left, each kept its request's objects alive
+ * past the young-generation collections, into the old generation (about 9 KB more promoted per request).
+ */
+export function closeCallerAuditScope(caller: object): void {
+  callerScopes.delete(caller);
 }
 
 /** The scope the audit guard opened for the request of `caller` (none for routes the interceptor wraps). */
@@ -92,6 +101,16 @@ export function auditScopeOfCaller(caller: object): AuditScope | undefined {
 export function bindCallerAuditScope(caller: object, runner: QueryRunner | undefined): void {
   const scope = callerScopes.get(caller);
   if (scope && runner) runnerScopes.set(runner, scope);
+}
+
+/** Binds `scope` to the transaction of `runner` (an event recorded apart from its write, by the audit guard). */
+export function bindAuditScope(runner: QueryRunner | undefined, scope: AuditScope): void {
+  if (runner) runnerScopes.set(runner, scope);
+}
+
+/** Unbinds the transaction of `runner` from its scope, once it has committed or rolled back (the commit hook). */
+export function unbindAuditScope(runner: QueryRunner | undefined): void {
+  if (runner) runnerScopes.delete(runner);
 }
 
 /** The audit scope a statement of `runner` runs for: the one bound to its transaction, else the request's async scope. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { REPLAYED_HEADER } from '../idempotency/idempotency.interceptor';
-import { bindCallerAuditScope, openCallerAuditScope, type AuditScope } from './audit.context';
+import { bindAuditScope, closeCallerAuditScope, openCallerAuditScope, type AuditScope } from './audit.context';
 import type { AuditedRoute } from './audit-catalogue';
 import { requestAuditScope } from './audit-request';
 import { AuditCommitSubscriber } from './audit.subscriber';
@@ -44,11 +44,14 @@ export class AuditScopeGuard implements CanActivate {
     const scope = requestAuditScope(request, declared.route, declared.operationId);
     openCallerAuditScope(caller, scope);
     const response = context.switchToHttp().getResponse<Response>();
-    response.once('finish', () => this.finished(caller, scope, response));
+    response.once('finish', () => {
+      closeCallerAuditScope(caller);
+      this.finished(scope, response);
+    });
     return true;
   }
 
-  private finished(caller: object, scope: AuditScope, response: Response): void {
+  private finished(scope: AuditScope, response: Response): void {
     // Not a success, or a retry answered from its Idempotency-Key: the handler changed nothing.
     if (response.statusCode < 200 || response.statusCode >= 300 || response.getHeader(REPLAYED_HEADER) !== undefined) return;
     if (scope.recordedId) {
@@ -58,7 +61,7 @@ export class AuditScopeGuard implements CanActivate {
     this.logger.error({ msg: 'write without its audit event', operationId: scope.operationId });
     this.dataSource
       .transaction((em) => {
-        bindCallerAuditScope(caller, em.queryRunner);
+        bindAuditScope(em.queryRunner, scope);
         return this.subscriber.recordRoute(scope, em);
       })
       .catch((error: unknown) =>

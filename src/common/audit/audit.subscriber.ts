@@ -1,7 +1,16 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntitySubscriberInterface, InsertEvent, LoadEvent, RemoveEvent, TransactionCommitEvent, UpdateEvent } from 'typeorm';
-import { auditScopeOf, type AuditScope } from './audit.context';
+import {
+  DataSource,
+  EntitySubscriberInterface,
+  InsertEvent,
+  LoadEvent,
+  RemoveEvent,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+  UpdateEvent,
+} from 'typeorm';
+import { auditScopeOf, unbindAuditScope, type AuditScope } from './audit.context';
 import { summarizeChanges } from './audit-changes';
 import { AuditRecorder } from './audit-recorder';
 
@@ -109,6 +118,15 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
     const scope = auditScopeOf(event.queryRunner);
     if (!scope || scope.recordedId) return;
     await this.recordRoute(scope, event.manager);
+  }
+
+  /** A transaction over (not a savepoint's): its runner no longer writes for the request's scope. */
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    if (!event.queryRunner.isTransactionActive) unbindAuditScope(event.queryRunner);
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    if (!event.queryRunner.isTransactionActive) unbindAuditScope(event.queryRunner);
   }
 
   /** Records the route's event with `em`; nothing when the organization cannot be known (the coverage test names such routes). */
