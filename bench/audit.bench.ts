@@ -21,7 +21,8 @@
  * BENCH_AUDIT_PROCESSES=true runs the write half's two apps as server processes of their own (dist/: `npm run build`
  * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
  * the load's and the sealing's (this process's column), as a replica's own cost; the three processes and PostgreSQL
- * then share the machine's cores, so the ratio is the whole machine's. */
+ * then share the machine's cores, so the ratio is the whole machine's. BENCH_AUDIT_CONCURRENCY (default 4) sets the
+ * requests in flight; BENCH_CPU_PROF=<dir> writes each server process's CPU profile there when it stops (`--cpu-prof`). */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -36,7 +37,7 @@ import { createTestDatabase } from '../test/support/database';
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const REQUESTS = Number(process.env.BENCH_AUDIT_REQUESTS ?? 400);
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(process.env.BENCH_AUDIT_CONCURRENCY ?? 4);
 /** Warm-up rounds of each app before the measured ones (BENCH_AUDIT_WARMUP). */
 const WARMUP = Number(process.env.BENCH_AUDIT_WARMUP ?? 3);
 const LIST_REQUESTS = Number(process.env.BENCH_AUDIT_LIST_REQUESTS ?? 200);
@@ -124,7 +125,14 @@ async function startServerTarget(env: Record<string, string>, email: string): Pr
   let server: Server | undefined;
   try {
     const boot = bootstrapWithCli(serverEnv, email);
-    server = await startProcess([join(ROOT, 'dist', 'src', 'main.js')], serverEnv, await freePort());
+    server = await startProcess(
+      [
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${email}.cpuprofile`] : []),
+        join(ROOT, 'dist', 'src', 'main.js'),
+      ],
+      serverEnv,
+      await freePort(),
+    );
     const dataSource = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
     return serverTarget(server, boot, dataSource, database);
   } catch (error) {
