@@ -6,9 +6,10 @@
  *    (on, off, on, off…); throughput per round, medians, and the median of the per-round ratios on ÷ off. Each
  *    round also counts the CPU it took (this process, and the PostgreSQL backends of the app's database, from
  *    /proc/<pid>/schedstat): it leaves out waiting, though a loaded machine inflates it too.
- *    Every round ends by sealing what it recorded (the sealer's own functions, inside the round's time and CPU), so
- *    each round pays for chaining exactly its own events, whether or not the sealer's 5 s timer (running as in
- *    production, JOBS_ENABLED) fell inside it; the per-round ratios are printed, so their spread shows. The "on"
+ *    Every round pays for chaining exactly its own events, whether or not the sealer's 5 s timer (running as in
+ *    production, JOBS_ENABLED) fell inside it: the sealer's own functions run beside the requests every 200 ms and seal
+ *    what is left once they are done, inside the round's time and CPU (BENCH_AUDIT_SEAL, below); the per-round ratios
+ *    are printed, so their spread shows, with the share of an "on" round spent sealing after its requests. The "on"
  *    database starts with 20,000 earlier events, vacuumed and analysed, as a log in service has (an empty one is
  *    analysed again and again by autovacuum while it is small: a start-up cost, not the recording's).
  * 2. `listOrganizationAuditEvents` p95 (first page, a filtered page, a page 10 pages deep) at 10k and at 1M events
@@ -17,7 +18,8 @@
  *    vacuumed and checkpointed; each figure the median of BENCH_AUDIT_LIST_ROUNDS (3) runs, the queries taking turns.
  *    Then the same queries for an organization of 10k events beside the one of 1M in that log, their runs alternating.
  *
- * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=false leaves the sealing out of the rounds (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads.
+ * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=serial seals each round's events after its requests, =false
+ * leaves the sealing out (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads.
  * BENCH_AUDIT_PROCESSES=true runs the write half's two apps as server processes of their own (dist/: `npm run build`
  * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
  * the load's and the sealing's (this process's column), as a replica's own cost; the three processes and PostgreSQL
@@ -46,10 +48,16 @@ const LIST_ROUNDS = Number(process.env.BENCH_AUDIT_LIST_ROUNDS ?? 3);
 /** BENCH_AUDIT_UNSEALED=true seeds unsealed events: the lists are then measured while the sealer chains them all. */
 const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
 /**
- * BENCH_AUDIT_SEAL=false: the rounds leave the sealing out (the recording's cost alone; run it with JOBS_ENABLED=false,
- * or the sealer's timer seals in whichever round it falls).
+ * How a round pays for sealing its events. `concurrent` (the default): the sealer's own functions run every
+ * SEAL_EVERY_MS while the requests do, as a replica's sealer runs beside its requests, then seal what is left once the
+ * requests are done: the sealing costs the round its CPU, on the cores the requests share. `serial`: all of it after
+ * the requests, on an otherwise idle machine, so the round also waits for its round trips. `false`: the rounds leave
+ * the sealing out (the recording's cost alone; run it with JOBS_ENABLED=false, or the sealer's timer seals in
+ * whichever round it falls).
  */
-const SEAL_IN_ROUNDS = process.env.BENCH_AUDIT_SEAL !== 'false';
+const SEAL_MODE = (process.env.BENCH_AUDIT_SEAL ?? 'concurrent') as 'concurrent' | 'serial' | 'false';
+const SEAL_IN_ROUNDS = SEAL_MODE !== 'false';
+const SEAL_EVERY_MS = 200;
 const IN_PROCESSES = process.env.BENCH_AUDIT_PROCESSES === 'true';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -83,6 +91,8 @@ interface Round {
   pgCpu: number;
   /** With the app in a server process of its own: this process's CPU per request (ms), the load and the sealing. */
   benchCpu?: number;
+  /** The share of the round's time spent sealing after its requests were done (all of the sealing when `serial`). */
+  sealAfter: number;
 }
 
 /** An app the write rounds load: in this process (`startBenchApp`), or a server process of its own (`startServerTarget`). */
@@ -184,19 +194,42 @@ async function throughput(target: WriteTarget, send: (i: number) => Promise<unkn
   const serverBefore = target.serverPid ? processCpu(target.serverPid) : 0;
   const nodeBefore = process.cpuUsage();
   const started = performance.now();
+  // The concurrent sealer's pause ends early when the requests do: the round does not wait it out.
+  let loading = true;
+  let wake = () => {};
+  const sealing =
+    SEAL_MODE === 'concurrent'
+      ? (async () => {
+          while (loading) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, SEAL_EVERY_MS);
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+            if (loading) await sealRecorded(target.dataSource);
+          }
+        })()
+      : undefined;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < REQUESTS) await send(next++);
     }),
   );
+  loading = false;
+  wake();
+  await sealing;
+  const loaded = performance.now();
   if (SEAL_IN_ROUNDS) await sealRecorded(target.dataSource);
   const elapsed = performance.now() - started;
+  const sealAfter = (elapsed - (loaded - started)) / elapsed;
   const node = process.cpuUsage(nodeBefore);
   const here = (node.user + node.system) / 1000 / REQUESTS;
   const pgAfter = monitor ? await backendCpu(monitor, target.database) : new Map<number, number>();
   let pg = 0;
   for (const [pid, ns] of pgAfter) pg += ns - (pgBefore.get(pid) ?? 0);
-  const round = { rate: REQUESTS / (elapsed / 1000), pgCpu: pg / 1e6 / REQUESTS };
+  const round = { rate: REQUESTS / (elapsed / 1000), pgCpu: pg / 1e6 / REQUESTS, sealAfter };
   if (!target.serverPid) return { ...round, nodeCpu: here };
   return { ...round, nodeCpu: (processCpu(target.serverPid) - serverBefore) / 1e6 / REQUESTS, benchCpu: here };
 }
@@ -289,7 +322,8 @@ async function recordingCost(lines: string[]): Promise<void> {
         results.cpuRatio.push((r_off.nodeCpu + r_off.pgCpu) / (r_on.nodeCpu + r_on.pgCpu));
       }
       rounds.push(
-        `${name}: on ÷ off per round ${results.ratio.map((r) => r.toFixed(2)).join(' ')}; CPU off ÷ on ${results.cpuRatio.map((r) => r.toFixed(2)).join(' ')}`,
+        `${name}: on ÷ off per round ${results.ratio.map((r) => r.toFixed(2)).join(' ')}; CPU off ÷ on ${results.cpuRatio.map((r) => r.toFixed(2)).join(' ')}; ` +
+          `sealing after the requests (${SEAL_MODE}): ${(100 * median(results.on.map((r) => r.sealAfter))).toFixed(1)} % of an "on" round's time (median)`,
       );
       const cpu = (rounds: Round[]) => `${median(rounds.map((r) => r.nodeCpu)).toFixed(2)} + ${median(rounds.map((r) => r.pgCpu)).toFixed(2)}`;
       const load = IN_PROCESSES
