@@ -80,9 +80,9 @@ export function openCallerAuditScope(caller: object, scope: AuditScope): void {
 }
 
 /**
- * Closes the scope of `caller`'s request once its response is sent (the audit guard). The maps' entries
- * are deleted rather than left to the garbage collector: left, each kept its request's objects alive
- * past the young-generation collections, into the old generation (about 9 KB more promoted per request).
+ * Closes the scope of `caller`'s request once its response is sent (the audit guard). The entry is
+ * deleted, not left to the garbage collector: left, it keeps its request's objects alive past the
+ * young-generation collections, into the old generation (about 9 KB more promoted per request).
  * Only on `finish`: a request whose client left first may still be writing, so its entry is left to the collector.
  */
 export function closeCallerAuditScope(caller: object): void {
