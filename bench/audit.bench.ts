@@ -33,7 +33,7 @@ import { bootstrapWithCli, freePort, medianInterval, ROOT, startProcess, type Bo
 import { startBenchApp, type BenchApp } from './in-process';
 import { dataSourceOptions } from '../src/database/data-source';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service';
-import { organizationsToSeal, sealOrganization } from '../src/modules/audit/audit-chain';
+import { QUEUE_VACUUM_AFTER, sealOrganization, sealQueued, type SealerProgress } from '../src/modules/audit/audit-chain';
 import { createTestDatabase } from '../test/support/database';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -182,9 +182,14 @@ function processCpu(pid: number): number {
   return ns;
 }
 
-/** Seals every event recorded and not sealed yet (as the sealer's timer would a moment later). */
+/** Each app's sealer's count since its last vacuum of the queue (as a replica's sealer keeps it). */
+const sealers = new WeakMap<DataSource, SealerProgress>();
+
+/** Seals every event recorded and not sealed yet (as the sealer's timer would a moment later), as the sealer does. */
 async function sealRecorded(db: DataSource): Promise<void> {
-  for (const organizationId of await organizationsToSeal(db)) await sealOrganization(db, organizationId);
+  let progress = sealers.get(db);
+  if (!progress) sealers.set(db, (progress = { dequeuedSinceVacuum: 0 }));
+  await sealQueued(db, progress);
 }
 
 /** `REQUESTS` requests, CONCURRENCY at a time, then the sealing of their events: their rate and the CPU they took. */
@@ -486,11 +491,94 @@ async function listCost(lines: string[]): Promise<void> {
   }
 }
 
+/** Events per sealing batch in `sealingCost`: the sealer's batch at 200 writes a second and the bench's 200 ms cadence. */
+const SEAL_BATCH_SIZE = 40;
+/** The most dead queue entries a sealer leaves before it vacuums the queue (more only between autovacuum's passes with several replicas). */
+const SEAL_HISTORY = Number(process.env.BENCH_AUDIT_SEAL_HISTORY ?? QUEUE_VACUUM_AFTER);
+
+/** `count` unsealed events of `organizationId`, one millisecond apart, ending now (as writers leave them in the queue). */
+async function queueEvents(db: DataSource, organizationId: string, from: number, count: number): Promise<void> {
+  await db.query(
+    `WITH event AS (
+       INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, actor_label, source, target_type, target_id, target_label, correlation_id, execution_id, payload)
+       SELECT $1, now() - (($2::int + $3::int - n) || ' milliseconds')::interval, gen_random_uuid(), 'space.updated', 'user', 'bench-user', 'Bench', 'api',
+              'space', 'space-' || (n % 50), 'Space', 'req-' || n, 'updateSpaceById', '{"changes":[{"field":"title","before":"a","after":"b"}]}'
+         FROM generate_series($2::int, $2::int + $3::int - 1) AS n
+       RETURNING organization_id, occurred_at, id)
+     INSERT INTO audit_unsealed (organization_id, occurred_at, id) SELECT organization_id, occurred_at, id FROM event`,
+    [organizationId, from, count],
+  );
+}
+
+/**
+ * 3. The sealer's cost per batch of SEAL_BATCH_SIZE events against the queue's history: one organization whose queue
+ *    is fresh, one whose SEAL_HISTORY earlier events went through the queue in such batches (their queue rows deleted
+ *    and left dead, as just before the sealer vacuums the queue, the tables never analysed), their batches alternating. Wall time,
+ *    and CPU of this process and of the database's backends, medians of BENCH_AUDIT_SEAL_BATCHES (41) batches each.
+ */
+async function sealingCost(lines: string[]): Promise<void> {
+  const database = await createTestDatabase();
+  const db = await new DataSource(dataSourceOptions(database.url, 2)).initialize();
+  const monitor = new Client({ connectionString: process.env.DATABASE_URL });
+  await monitor.connect();
+  try {
+    await db.query(`SELECT audit_ensure_partitions(now() - interval '1 month', now() + interval '1 month')`);
+    let next = 1;
+    for (let queued = 0; queued < SEAL_HISTORY; queued += SEAL_BATCH_SIZE) {
+      await queueEvents(db, 'deep-queue', next, SEAL_BATCH_SIZE);
+      next += SEAL_BATCH_SIZE;
+      await sealOrganization(db, 'deep-queue');
+    }
+    const batches = Number(process.env.BENCH_AUDIT_SEAL_BATCHES ?? 41);
+    const measured = { fresh: [] as number[][], deep: [] as number[][] };
+    for (let batch = 0; batch < batches + 3; batch++) {
+      for (const [key, organizationId] of [
+        ['fresh', 'fresh-queue'],
+        ['deep', 'deep-queue'],
+      ] as const) {
+        await queueEvents(db, organizationId, next, SEAL_BATCH_SIZE);
+        next += SEAL_BATCH_SIZE;
+        const pgBefore = await backendCpu(monitor, databaseOf(database.url));
+        const node = process.cpuUsage();
+        const started = performance.now();
+        const sealed = await sealOrganization(db, organizationId);
+        const wall = performance.now() - started;
+        const nodeUsed = process.cpuUsage(node);
+        const pgAfter = await backendCpu(monitor, databaseOf(database.url));
+        if (sealed !== SEAL_BATCH_SIZE) throw new Error(`sealed ${sealed} events, not ${SEAL_BATCH_SIZE}`);
+        let pg = 0;
+        for (const [pid, ns] of pgAfter) pg += ns - (pgBefore.get(pid) ?? ns);
+        // The first batches of each warm the paths up.
+        if (batch >= 3) measured[key].push([wall, (nodeUsed.user + nodeUsed.system) / 1000, pg / 1e6]);
+      }
+    }
+    const at = (rows: number[][], column: number) => median(rows.map((row) => row[column]));
+    lines.push(
+      `Sealing a batch of ${SEAL_BATCH_SIZE} events, medians of ${batches} batches each, alternating`,
+      ``,
+      `| queue | wall (ms) | node CPU (ms) | PostgreSQL CPU (ms) |`,
+      `| --- | --- | --- | --- |`,
+      ...(['fresh', 'deep'] as const).map(
+        (key) =>
+          `| ${key === 'fresh' ? 'fresh' : `after ${SEAL_HISTORY.toLocaleString('en')} events`} | ${at(measured[key], 0).toFixed(2)} | ${at(measured[key], 1).toFixed(2)} | ${at(measured[key], 2).toFixed(2)} |`,
+      ),
+      ``,
+      `deep ÷ fresh, wall: ${(at(measured.deep, 0) / at(measured.fresh, 0)).toFixed(2)}`,
+    );
+  } finally {
+    await monitor.end();
+    await db.destroy();
+    await database.drop();
+  }
+}
+
 async function main(): Promise<void> {
   const lines: string[] = [];
-  if (process.env.BENCH_AUDIT !== 'list') await recordingCost(lines);
+  if (!process.env.BENCH_AUDIT || process.env.BENCH_AUDIT === 'write') await recordingCost(lines);
   lines.push('');
-  if (process.env.BENCH_AUDIT !== 'write') await listCost(lines);
+  if (!process.env.BENCH_AUDIT || process.env.BENCH_AUDIT === 'list') await listCost(lines);
+  lines.push('');
+  if (!process.env.BENCH_AUDIT || process.env.BENCH_AUDIT === 'seal') await sealingCost(lines);
   console.log(lines.join('\n'));
 }
 

@@ -5,6 +5,7 @@ import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
 import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
 import { AuditSealerService } from '../../src/modules/audit/audit-sealer.service';
+import { QUEUE_VACUUM_AFTER, sealOrganization } from '../../src/modules/audit/audit-chain';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { TEST_DATABASE_URL } from '../support/database';
@@ -512,8 +513,9 @@ describe('audit log (issue 28)', () => {
       );
       expect(results.map((res) => res.status).filter((status) => status !== 200)).toEqual([]);
       expect(await count(fixture.id)).toBe(50);
-      // Sealers racing each other (the interval's and verify's) still chain each event once.
-      await Promise.all([t.app.get(AuditSealerService).sealAll(), t.app.get(AuditSealerService).sealAll()]);
+      // Sealers racing each other (the interval's and two more, as replicas' on connections of their own) chain each event once.
+      await Promise.all([t.app.get(AuditSealerService).sealAll(), sealOrganization(t.dataSource, fixture.id), sealOrganization(t.dataSource, fixture.id)]);
+      expect(await t.dataSource.query(`SELECT id FROM audit_unsealed WHERE organization_id = $1`, [fixture.id])).toEqual([]);
       const result = await verify(fixture.id);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ organizationId: fixture.id, ok: true, events: 50 });
@@ -563,6 +565,30 @@ describe('audit log (issue 28)', () => {
       const outside = await verify(fixture.id);
       expect(outside.code).toBe(1);
       expect(JSON.parse(outside.stdout)).toMatchObject({ ok: false, brokenAt: id, reason: expect.stringMatching(/outside the chain/) });
+    });
+    it('the sealer vacuums its queue once it has taken QUEUE_VACUUM_AFTER events out of it', async () => {
+      const fixture = await createOrganization(t);
+      const vacuums = async () =>
+        Number(
+          ((await t.dataSource.query(`SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'audit_unsealed'`)) as { vacuum_count: string }[])[0]
+            .vacuum_count,
+        );
+      const before = await vacuums();
+      // As writers leave them: QUEUE_VACUUM_AFTER events of the organization, each with its place in the queue.
+      await t.dataSource.query(
+        `WITH event AS (
+           INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+           SELECT $1, now() - (($2::int - n) || ' milliseconds')::interval, gen_random_uuid(), 'space.updated', 'user', 'u', 'api', 'space', 'space-' || n
+             FROM generate_series(1, $2::int) AS n
+           RETURNING organization_id, occurred_at, id)
+         INSERT INTO audit_unsealed (organization_id, occurred_at, id) SELECT organization_id, occurred_at, id FROM event`,
+        [fixture.id, QUEUE_VACUUM_AFTER],
+      );
+      expect(await t.app.get(AuditSealerService).sealAll()).toBeGreaterThanOrEqual(QUEUE_VACUUM_AFTER);
+      expect(await t.dataSource.query(`SELECT id FROM audit_unsealed WHERE organization_id = $1`, [fixture.id])).toEqual([]);
+      expect(await eventually(async () => (await vacuums()) > before, 5_000)).toBe(true);
+      const result = await verify(fixture.id);
+      expect(JSON.parse(result.stdout)).toMatchObject({ organizationId: fixture.id, ok: true, events: QUEUE_VACUUM_AFTER });
     });
   });
 

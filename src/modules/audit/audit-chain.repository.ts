@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AuditEventRow, SealedAuditEventRow } from './audit.read-model';
+import type { SealedAuditEventRow, UnsealedAuditEventRow } from './audit.read-model';
 
 /** An organization's chain head: the last sealed event's position and hash. */
 export interface ChainHead {
@@ -15,11 +15,16 @@ export interface ChainHead {
 export const AuditChainRepository = {
   /** The organization's chain head, created at the genesis hash if missing, locked for the transaction. */
   async lockHead(em: EntityManager, organizationId: string, genesis: string): Promise<ChainHead> {
-    await em.query(`INSERT INTO audit_chains (organization_id, head_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [organizationId, genesis]);
-    const [head] = (await em.query(`SELECT seq, head_hash FROM audit_chains WHERE organization_id = $1 FOR UPDATE`, [organizationId])) as {
-      seq: string;
-      head_hash: string;
-    }[];
+    const lock = () =>
+      em.query(`SELECT seq, head_hash FROM audit_chains WHERE organization_id = $1 FOR UPDATE`, [organizationId]) as Promise<
+        { seq: string; head_hash: string }[]
+      >;
+    let [head] = await lock();
+    if (!head) {
+      // The organization's first seal: its head row made once, then locked as usual.
+      await em.query(`INSERT INTO audit_chains (organization_id, head_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [organizationId, genesis]);
+      [head] = await lock();
+    }
     return { seq: Number(head.seq), hash: head.head_hash };
   },
 
@@ -32,40 +37,55 @@ export const AuditChainRepository = {
     return head ? { seq: Number(head.seq), hash: head.head_hash } : null;
   },
 
-  /** Events waiting in `audit_unsealed`, in seal order; a create still waiting for its target id waits up to `pendingGrace`. */
-  unsealed(em: EntityManager, organizationId: string, limit: number, pendingGrace: string): Promise<AuditEventRow[]> {
+  /**
+   * Events waiting in `audit_unsealed`, in seal order, each with its queue row's `ctid` (valid for the transaction:
+   * the organization's head lock keeps other sealers away, and nothing else changes a queue row); a create still waiting
+   * for its target id waits up to `pendingGrace`. The queue is read in its key's order and each event fetched by its key
+   * (the lateral subquery is not merged into a join): a batch's cost is its own size whatever the log's, and the plan
+   * does not hang on the tables' statistics.
+   */
+  unsealed(em: EntityManager, organizationId: string, limit: number, pendingGrace: string): Promise<UnsealedAuditEventRow[]> {
     return em.query(
-      `SELECT e.* FROM audit_unsealed u JOIN audit_events e USING (organization_id, occurred_at, id)
+      `SELECT u.ctid AS queue_ctid, e.* FROM audit_unsealed u
+       CROSS JOIN LATERAL (SELECT * FROM audit_events e WHERE e.organization_id = u.organization_id AND e.occurred_at = u.occurred_at AND e.id = u.id OFFSET 0) e
        WHERE u.organization_id = $1 AND (e.target_id <> '' OR e.occurred_at < now() - $2::interval)
        ORDER BY u.occurred_at, u.id LIMIT $3`,
       [organizationId, pendingGrace, limit],
     );
   },
 
-  /** Seals events: their links (position, previous hash, hash) in, their places in the queue out, the chain head past them. */
+  /**
+   * Seals events, in one statement: their links (position, previous hash, hash) in, their queue rows out (by the
+   * `ctid`s `unsealed` gave in this transaction: no scan of the queue's dead rows), the chain head past them.
+   */
   async seal(
     em: EntityManager,
     organizationId: string,
-    sealed: { ids: string[]; times: Date[]; seqs: number[]; prevs: string[]; hashes: string[] },
+    sealed: { ids: string[]; times: Date[]; seqs: number[]; prevs: string[]; hashes: string[]; queueCtids: string[] },
     head: ChainHead,
   ): Promise<void> {
     await em.query(
-      `INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
-       SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[])`,
-      [organizationId, sealed.seqs, sealed.times, sealed.ids, sealed.prevs, sealed.hashes],
+      `WITH linked AS (
+         INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
+         SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[])),
+       dequeued AS (DELETE FROM audit_unsealed WHERE ctid = ANY($7::tid[]))
+       UPDATE audit_chains SET seq = $8, head_hash = $9, sealed_at = now() WHERE organization_id = $1`,
+      [organizationId, sealed.seqs, sealed.times, sealed.ids, sealed.prevs, sealed.hashes, sealed.queueCtids, head.seq, head.hash],
     );
-    await em.query(
-      `DELETE FROM audit_unsealed u USING unnest($2::timestamptz[], $3::uuid[]) AS v(occurred_at, id)
-       WHERE u.organization_id = $1 AND u.occurred_at = v.occurred_at AND u.id = v.id`,
-      [organizationId, sealed.times, sealed.ids],
-    );
-    await em.query(`UPDATE audit_chains SET seq = $2, head_hash = $3, sealed_at = now() WHERE organization_id = $1`, [organizationId, head.seq, head.hash]);
   },
 
   /** The organizations with events waiting to be sealed. */
   async organizationsToSeal(dataSource: DataSource): Promise<string[]> {
     const rows: { organization_id: string }[] = await dataSource.query(`SELECT DISTINCT organization_id FROM audit_unsealed`);
     return rows.map((row) => row.organization_id);
+  },
+
+  /**
+   * Vacuums the queue (its dead rows and their index entries out), outside any transaction. A role that does not own
+   * the table gets PostgreSQL's warning and nothing done; autovacuum's passes then do it.
+   */
+  async vacuumQueue(dataSource: DataSource): Promise<void> {
+    await dataSource.query(`VACUUM audit_unsealed`);
   },
 
   /** The oldest event of the organization with neither a link nor a place in the queue (null: none); one pass over its events. */

@@ -70,7 +70,7 @@ async function sealBatch(em: EntityManager, organizationId: string): Promise<num
   if (rows.length === 0) return 0;
   let seq = head.seq;
   let prev = head.hash;
-  const sealed = { ids: [] as string[], times: [] as Date[], seqs: [] as number[], prevs: [] as string[], hashes: [] as string[] };
+  const sealed = { ids: [] as string[], times: [] as Date[], seqs: [] as number[], prevs: [] as string[], hashes: [] as string[], queueCtids: [] as string[] };
   for (const row of rows) {
     seq += 1;
     const hash = hashEvent(prev, seq, row);
@@ -79,14 +79,39 @@ async function sealBatch(em: EntityManager, organizationId: string): Promise<num
     sealed.seqs.push(seq);
     sealed.prevs.push(prev);
     sealed.hashes.push(hash);
+    sealed.queueCtids.push(row.queue_ctid);
     prev = hash;
   }
   await AuditChainRepository.seal(em, organizationId, sealed, { seq, hash: prev });
   return rows.length;
 }
 
-/** The organizations with events waiting to be sealed. */
-export const organizationsToSeal = (dataSource: DataSource): Promise<string[]> => AuditChainRepository.organizationsToSeal(dataSource);
+/**
+ * Queue rows a sealer takes out before it vacuums `audit_unsealed` itself. Each sealed event leaves a dead row and
+ * index entry that every batch's fetch steps over until vacuum removes them: between autovacuum's passes (a minute
+ * apart by default) or with autovacuum off, a batch would otherwise cost more with every event sealed before it.
+ */
+export const QUEUE_VACUUM_AFTER = 10_000;
+
+/** What one sealer (a replica's, or a bench's) counts between its runs. */
+export interface SealerProgress {
+  dequeuedSinceVacuum: number;
+}
+
+/**
+ * Seals every organization's waiting events, then vacuums the queue once this sealer has taken
+ * QUEUE_VACUUM_AFTER rows out of it since its last vacuum. Returns how many events it sealed.
+ */
+export async function sealQueued(dataSource: DataSource, progress: SealerProgress): Promise<number> {
+  let sealed = 0;
+  for (const organizationId of await AuditChainRepository.organizationsToSeal(dataSource)) sealed += await sealOrganization(dataSource, organizationId);
+  progress.dequeuedSinceVacuum += sealed;
+  if (progress.dequeuedSinceVacuum >= QUEUE_VACUUM_AFTER) {
+    progress.dequeuedSinceVacuum = 0;
+    await AuditChainRepository.vacuumQueue(dataSource);
+  }
+  return sealed;
+}
 
 export type VerifyResult =
   { organizationId: string; ok: true; events: number; head: string } | { organizationId: string; ok: false; events: number; brokenAt: string; reason: string };

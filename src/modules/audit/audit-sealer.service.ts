@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { organizationsToSeal, sealOrganization } from './audit-chain';
+import { sealQueued, type SealerProgress } from './audit-chain';
 
 /** How often each replica seals what was recorded meanwhile (replicas take turns per organization, on its chain row). */
 export const AUDIT_SEAL_INTERVAL_MS = 5_000;
@@ -19,6 +19,7 @@ export class AuditSealerService implements OnApplicationBootstrap, OnModuleDestr
   /** The seal in flight, awaited on shutdown (before the data source closes under it). */
   private running: Promise<number> | null = null;
   private timer?: NodeJS.Timeout;
+  private readonly progress: SealerProgress = { dequeuedSinceVacuum: 0 };
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -44,9 +45,7 @@ export class AuditSealerService implements OnApplicationBootstrap, OnModuleDestr
 
   private async sealEach(): Promise<number> {
     try {
-      let sealed = 0;
-      for (const organizationId of await organizationsToSeal(this.dataSource)) sealed += await sealOrganization(this.dataSource, organizationId);
-      return sealed;
+      return await sealQueued(this.dataSource, this.progress);
     } catch (error) {
       this.logger.warn({ msg: 'audit sealing failed; the next run retries', err: error });
       return 0;

@@ -20,6 +20,11 @@ export interface AuditEventRow {
   payload: Record<string, unknown>;
 }
 
+/** An event waiting for the sealer, with its queue row's `ctid` (good for the transaction that read it). */
+export interface UnsealedAuditEventRow extends AuditEventRow {
+  queue_ctid: string;
+}
+
 /** An event with its place in its organization's hash chain (`audit_chain_links`). */
 export interface SealedAuditEventRow extends AuditEventRow {
   seq: string;
