@@ -6,9 +6,10 @@
  *    (on, off, on, off…); throughput per round, medians, and the median of the per-round ratios on ÷ off. Each
  *    round also counts the CPU it took (this process, and the PostgreSQL backends of the app's database, from
  *    /proc/<pid>/schedstat): it leaves out waiting, though a loaded machine inflates it too.
- *    Every round pays for chaining exactly its own events, whether or not the sealer's 5 s timer (running as in
- *    production, JOBS_ENABLED) fell inside it: the sealer's own functions run beside the requests every 200 ms and seal
- *    what is left once they are done, inside the round's time and CPU (BENCH_AUDIT_SEAL, below); the per-round ratios
+ *    Every round pays for chaining one round of events: the apps run without their background work (JOBS_ENABLED=false,
+ *    both, so no sealer's timer falls in whichever round it happens to), and the sealer's own functions run beside each
+ *    round's requests and seal what the app's previous round recorded, inside the round's time and CPU
+ *    (BENCH_AUDIT_SEAL, below); the per-round ratios
  *    are printed, so their spread shows, with the share of an "on" round spent sealing after its requests. The "on"
  *    database starts with 20,000 earlier events, vacuumed and analysed, as a log in service has (an empty one is
  *    analysed again and again by autovacuum while it is small: a start-up cost, not the recording's).
@@ -24,7 +25,8 @@
  * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
  * the load's and the sealing's (this process's column), as a replica's own cost; the three processes and PostgreSQL
  * then share the machine's cores, so the ratio is the whole machine's. BENCH_AUDIT_CONCURRENCY (default 4) sets the
- * requests in flight; BENCH_CPU_PROF=<dir> writes each server process's CPU profile there when it stops (`--cpu-prof`). */
+ * requests in flight; BENCH_CPU_PROF=<dir> writes each server process's CPU profile there when it stops (`--cpu-prof`);
+ * BENCH_AUDIT_STARTS (default 1) pools the write rounds of that many starts of both apps. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -48,17 +50,17 @@ const LIST_ROUNDS = Number(process.env.BENCH_AUDIT_LIST_ROUNDS ?? 3);
 /** BENCH_AUDIT_UNSEALED=true seeds unsealed events: the lists are then measured while the sealer chains them all. */
 const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
 /**
- * How a round pays for sealing its events. `concurrent` (the default): the sealer's own functions run every
- * SEAL_EVERY_MS while the requests do, as a replica's sealer runs beside its requests, then seal what is left once the
- * requests are done: the sealing costs the round its CPU, on the cores the requests share. `serial`: all of it after
- * the requests, on an otherwise idle machine, so the round also waits for its round trips. `false`: the rounds leave
- * the sealing out (the recording's cost alone; run it with JOBS_ENABLED=false, or the sealer's timer seals in
- * whichever round it falls).
+ * How a round pays for sealing. `beside` (the default): the sealer's own functions run once, from the round's start,
+ * beside its requests, and seal what the app's previous round recorded, as a replica's sealer (every 5 s) seals a few
+ * seconds of events at a time beside its requests: each round pays for one round of events, in CPU taken from the
+ * cores its requests share, in one batch (a third of what a replica's 5 s timer takes at this rate). `serial`: the
+ * round's own events after its requests, on an otherwise idle machine, so the round also waits out the sealing's round
+ * trips. `false`: the rounds leave the sealing out (the recording's cost alone).
  */
-const SEAL_MODE = (process.env.BENCH_AUDIT_SEAL ?? 'concurrent') as 'concurrent' | 'serial' | 'false';
-const SEAL_IN_ROUNDS = SEAL_MODE !== 'false';
-const SEAL_EVERY_MS = 200;
+const SEAL_MODE = (process.env.BENCH_AUDIT_SEAL ?? 'beside') as 'beside' | 'serial' | 'false';
 const IN_PROCESSES = process.env.BENCH_AUDIT_PROCESSES === 'true';
+/** Starts of both apps whose rounds the write figures pool (BENCH_AUDIT_STARTS; see `recordingCost`). */
+const STARTS = Number(process.env.BENCH_AUDIT_STARTS ?? 1);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -199,34 +201,16 @@ async function throughput(target: WriteTarget, send: (i: number) => Promise<unkn
   const serverBefore = target.serverPid ? processCpu(target.serverPid) : 0;
   const nodeBefore = process.cpuUsage();
   const started = performance.now();
-  // The concurrent sealer's pause ends early when the requests do: the round does not wait it out.
-  let loading = true;
-  let wake = () => {};
-  const sealing =
-    SEAL_MODE === 'concurrent'
-      ? (async () => {
-          while (loading) {
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, SEAL_EVERY_MS);
-              wake = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            });
-            if (loading) await sealRecorded(target.dataSource);
-          }
-        })()
-      : undefined;
+  // What the app's previous round recorded (and the first few events of this one).
+  const sealing = SEAL_MODE === 'beside' ? sealRecorded(target.dataSource) : undefined;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < REQUESTS) await send(next++);
     }),
   );
-  loading = false;
-  wake();
-  await sealing;
   const loaded = performance.now();
-  if (SEAL_IN_ROUNDS) await sealRecorded(target.dataSource);
+  await sealing;
+  if (SEAL_MODE === 'serial') await sealRecorded(target.dataSource);
   const elapsed = performance.now() - started;
   const sealAfter = (elapsed - (loaded - started)) / elapsed;
   const node = process.cpuUsage(nodeBefore);
@@ -281,11 +265,25 @@ function chosenWorkloads(): [string, Workload][] {
   return Object.entries(WORKLOADS).filter(([name]) => !wanted || wanted.some((part) => name.toLowerCase().includes(part.trim())));
 }
 
-async function recordingCost(lines: string[]): Promise<void> {
+/** One start's rounds of a workload: each round's figures, and each pair's ratios (throughput, CPU). */
+interface WorkloadRounds {
+  on: Round[];
+  off: Round[];
+  ratio: number[];
+  cpuRatio: number[];
+}
+
+/**
+ * Both apps started afresh (each a new process and database when BENCH_AUDIT_PROCESSES), every chosen workload's
+ * warm-up and measured rounds, both apps stopped: one start's rounds per workload, and the events each app recorded.
+ */
+async function measureStart(): Promise<{ workloads: Map<string, WorkloadRounds>; recorded: { on: number; off: number } }> {
   const start = (env: Record<string, string>, email: string) =>
     IN_PROCESSES ? startServerTarget(env, email) : startBenchApp(env, email).then(inProcessTarget);
-  const on = await start({ AUDIT_ENABLED: 'true' }, 'on@example.com');
-  const off = await start({ AUDIT_ENABLED: 'false' }, 'off@example.com').catch(async (error: unknown) => {
+  // The apps' own background work off (the sealer's 5 s timer among it), alike in both: the rounds' sealing is the only
+  // one, each round of events charged to one "on" round, never to an "off" round the timer happened to fall in.
+  const on = await start({ AUDIT_ENABLED: 'true', JOBS_ENABLED: 'false' }, 'on@example.com');
+  const off = await start({ AUDIT_ENABLED: 'false', JOBS_ENABLED: 'false' }, 'off@example.com').catch(async (error: unknown) => {
     await on.close();
     throw error;
   });
@@ -297,14 +295,7 @@ async function recordingCost(lines: string[]): Promise<void> {
     // log autovacuum analyses the new partitions again and again while they are small (every 50 + 10 % rows), and
     // that work, a start-up cost, landed in the rounds of whichever workload ran first.
     await seed(on.dataSource, 'bench-history', 'bench-history-user', 1, 20_000, 30);
-    const where = IN_PROCESSES ? 'each app a server process of its own, loaded from this one' : 'both apps in this process, with the load';
-    lines.push(
-      `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating; ${where}`,
-      ``,
-      `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds, 90 % interval) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |${IN_PROCESSES ? ' load and sealing ms/req on / off |' : ''}`,
-      `| --- | --- | --- | --- | --- | --- | --- |${IN_PROCESSES ? ' --- |' : ''}`,
-    );
-    const rounds: string[] = [];
+    const workloads = new Map<string, WorkloadRounds>();
     for (const [name, workload] of chosenWorkloads()) {
       const sendOn = workload(on, spaces.on);
       const sendOff = workload(off, spaces.off);
@@ -313,7 +304,7 @@ async function recordingCost(lines: string[]): Promise<void> {
         await throughput(on, sendOn);
         await throughput(off, sendOff);
       }
-      const results = { on: [] as Round[], off: [] as Round[], ratio: [] as number[], cpuRatio: [] as number[] };
+      const results: WorkloadRounds = { on: [], off: [], ratio: [], cpuRatio: [] };
       for (let round = 0; round < ROUNDS; round++) {
         const first: 'on' | 'off' = round % 2 === 0 ? 'on' : 'off';
         const second: 'on' | 'off' = first === 'on' ? 'off' : 'on';
@@ -326,28 +317,64 @@ async function recordingCost(lines: string[]): Promise<void> {
         results.ratio.push(r_on.rate / r_off.rate);
         results.cpuRatio.push((r_off.nodeCpu + r_off.pgCpu) / (r_on.nodeCpu + r_on.pgCpu));
       }
-      rounds.push(
-        `${name}: on ÷ off per round ${results.ratio.map((r) => r.toFixed(2)).join(' ')}; CPU off ÷ on ${results.cpuRatio.map((r) => r.toFixed(2)).join(' ')}; ` +
-          `sealing after the requests (${SEAL_MODE}): ${(100 * median(results.on.map((r) => r.sealAfter))).toFixed(1)} % of an "on" round's time (median)`,
-      );
-      const cpu = (rounds: Round[]) => `${median(rounds.map((r) => r.nodeCpu)).toFixed(2)} + ${median(rounds.map((r) => r.pgCpu)).toFixed(2)}`;
-      const load = IN_PROCESSES
-        ? ` ${median(results.on.map((r) => r.benchCpu ?? 0)).toFixed(2)} / ${median(results.off.map((r) => r.benchCpu ?? 0)).toFixed(2)} |`
-        : '';
-      const [low, high] = medianInterval(results.ratio);
-      lines.push(
-        `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)}) | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |${load}`,
-      );
+      workloads.set(name, results);
     }
-    lines.push(``, ...rounds);
-    const recorded = await on.dataSource.query(`SELECT count(*)::int AS n FROM audit_events`);
-    const notRecorded = await off.dataSource.query(`SELECT count(*)::int AS n FROM audit_events`);
-    lines.push(``, `events recorded: on ${recorded[0].n}, off ${notRecorded[0].n}`);
+    const count = async (target: WriteTarget) => ((await target.dataSource.query(`SELECT count(*)::int AS n FROM audit_events`)) as { n: number }[])[0].n;
+    return { workloads, recorded: { on: await count(on), off: await count(off) } };
   } finally {
     await monitor.end();
     await on.close();
     await off.close();
   }
+}
+
+/**
+ * The recording's cost, over BENCH_AUDIT_STARTS starts of both apps (1 by default): two processes of one build differ
+ * by a little in every run they make (their code's layout, what V8 made of it), so a figure meant to hold for the
+ * build pools the rounds of several starts; each start's own median is printed beside the pooled one.
+ */
+async function recordingCost(lines: string[]): Promise<void> {
+  const pooled = new Map<string, WorkloadRounds & { starts: number[] }>();
+  const recorded = { on: 0, off: 0 };
+  for (let index = 0; index < STARTS; index++) {
+    const measured = await measureStart();
+    recorded.on += measured.recorded.on;
+    recorded.off += measured.recorded.off;
+    for (const [name, rounds] of measured.workloads) {
+      const all = pooled.get(name) ?? { on: [], off: [], ratio: [], cpuRatio: [], starts: [] };
+      all.on.push(...rounds.on);
+      all.off.push(...rounds.off);
+      all.ratio.push(...rounds.ratio);
+      all.cpuRatio.push(...rounds.cpuRatio);
+      all.starts.push(median(rounds.ratio));
+      pooled.set(name, all);
+    }
+  }
+  const where = IN_PROCESSES ? 'each app a server process of its own, loaded from this one' : 'both apps in this process, with the load';
+  const starts = STARTS > 1 ? ` ${STARTS} starts of both apps (figures over all their rounds);` : '';
+  lines.push(
+    `Recording cost: ${REQUESTS} requests per round, ${CONCURRENCY} at a time, ${WARMUP} warm-up and ${ROUNDS} measured rounds per app, alternating;${starts} ${where}`,
+    ``,
+    `| workload | on (req/s, median) | off (req/s, median) | on ÷ off (median of rounds, 90 % interval) | CPU ms/req on: node + pg | off: node + pg | CPU off ÷ on |${IN_PROCESSES ? ' load and sealing ms/req on / off |' : ''}${STARTS > 1 ? ' on ÷ off, each start |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- | --- |${IN_PROCESSES ? ' --- |' : ''}${STARTS > 1 ? ' --- |' : ''}`,
+  );
+  const rounds: string[] = [];
+  for (const [name, results] of pooled) {
+    rounds.push(
+      `${name}: on ÷ off per round ${results.ratio.map((r) => r.toFixed(2)).join(' ')}; CPU off ÷ on ${results.cpuRatio.map((r) => r.toFixed(2)).join(' ')}; ` +
+        `sealing after the requests (${SEAL_MODE}): ${(100 * median(results.on.map((r) => r.sealAfter))).toFixed(1)} % of an "on" round's time (median)`,
+    );
+    const cpu = (rounds: Round[]) => `${median(rounds.map((r) => r.nodeCpu)).toFixed(2)} + ${median(rounds.map((r) => r.pgCpu)).toFixed(2)}`;
+    const load = IN_PROCESSES
+      ? ` ${median(results.on.map((r) => r.benchCpu ?? 0)).toFixed(2)} / ${median(results.off.map((r) => r.benchCpu ?? 0)).toFixed(2)} |`
+      : '';
+    const each = STARTS > 1 ? ` ${results.starts.map((r) => r.toFixed(2)).join(', ')} |` : '';
+    const [low, high] = medianInterval(results.ratio);
+    lines.push(
+      `| ${name} | ${median(results.on.map((r) => r.rate)).toFixed(0)} | ${median(results.off.map((r) => r.rate)).toFixed(0)} | ${median(results.ratio).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)}) | ${cpu(results.on)} | ${cpu(results.off)} | ${median(results.cpuRatio).toFixed(2)} |${load}${each}`,
+    );
+  }
+  lines.push(``, ...rounds, ``, `events recorded: on ${recorded.on}, off ${recorded.off}`);
 }
 
 /**
