@@ -59,6 +59,8 @@ const UNSEALED = process.env.BENCH_AUDIT_UNSEALED === 'true';
  */
 const SEAL_MODE = (process.env.BENCH_AUDIT_SEAL ?? 'beside') as 'beside' | 'serial' | 'false';
 const IN_PROCESSES = process.env.BENCH_AUDIT_PROCESSES === 'true';
+/** BENCH_AUDIT_CONTROL=true starts the "on" app with the log off too: an A/A run, whose on ÷ off shows what the bench's own asymmetries (the seeded history, the order of rounds) are worth. */
+const CONTROL = process.env.BENCH_AUDIT_CONTROL === 'true';
 /** Starts of both apps whose rounds the write figures pool (BENCH_AUDIT_STARTS; see `recordingCost`). */
 const STARTS = Number(process.env.BENCH_AUDIT_STARTS ?? 1);
 
@@ -282,7 +284,7 @@ async function measureStart(): Promise<{ workloads: Map<string, WorkloadRounds>;
     IN_PROCESSES ? startServerTarget(env, email) : startBenchApp(env, email).then(inProcessTarget);
   // The apps' own background work off (the sealer's 5 s timer among it), alike in both: the rounds' sealing is the only
   // one, each round of events charged to one "on" round, never to an "off" round the timer happened to fall in.
-  const on = await start({ AUDIT_ENABLED: 'true', JOBS_ENABLED: 'false' }, 'on@example.com');
+  const on = await start({ AUDIT_ENABLED: CONTROL ? 'false' : 'true', JOBS_ENABLED: 'false' }, 'on@example.com');
   const off = await start({ AUDIT_ENABLED: 'false', JOBS_ENABLED: 'false' }, 'off@example.com').catch(async (error: unknown) => {
     await on.close();
     throw error;
