@@ -9,17 +9,18 @@
  *    Every round pays for chaining one round of events: the apps run without their background work (JOBS_ENABLED=false,
  *    both, so no sealer's timer falls in whichever round it happens to), and the sealer's own functions run beside each
  *    round's requests and seal what the app's previous round recorded, inside the round's time and CPU
- *    (BENCH_AUDIT_SEAL, below); the per-round ratios
- *    are printed, so their spread shows, with the share of an "on" round spent sealing after its requests. The "on"
- *    database starts with 20,000 earlier events, vacuumed and analysed, as a log in service has (an empty one is
- *    analysed again and again by autovacuum while it is small: a start-up cost, not the recording's).
+ *    (BENCH_AUDIT_SEAL, below); the per-round ratios are printed, so their spread shows, with the share of an "on"
+ *    round spent sealing after its requests. The "on" database starts with 20,000 earlier events, vacuumed and
+ *    analysed, as a log in service has (an empty one is analysed again and again by autovacuum while it is small: a
+ *    start-up cost, not the recording's).
  * 2. `listOrganizationAuditEvents` p95 (first page, a filtered page, a page 10 pages deep) at 10k and at 1M events
  *    of one organization, inserted with one INSERT … SELECT generate_series each, already sealed (as a log is
  *    once the sealer has caught up: the read is measured, not a sealer chaining a million events at once), then
  *    vacuumed and checkpointed; each figure the median of BENCH_AUDIT_LIST_ROUNDS (3) runs, the queries taking turns.
  *    Then the same queries for an organization of 10k events beside the one of 1M in that log, their runs alternating.
+ * 3. The sealer's cost per batch against the queue's history (`sealingCost`).
  *
- * BENCH_AUDIT=write|list runs one half; BENCH_AUDIT_SEAL=serial seals each round's events after its requests, =false
+ * BENCH_AUDIT=write|list|seal runs one part; BENCH_AUDIT_SEAL=serial seals each round's events after its requests, =false
  * leaves the sealing out (see below); BENCH_AUDIT_WORKLOADS=patch (a part of the names, comma-separated) some workloads.
  * BENCH_AUDIT_PROCESSES=true runs the write half's two apps as server processes of their own (dist/: `npm run build`
  * first), loaded from this process: the servers' CPU per request (every thread, /proc/<pid>/task) is then apart from
@@ -189,14 +190,14 @@ function processCpu(pid: number): number {
 /** Each app's sealer's count since its last vacuum of the queue (as a replica's sealer keeps it). */
 const sealers = new WeakMap<DataSource, SealerProgress>();
 
-/** Seals every event recorded and not sealed yet (as the sealer's timer would a moment later), as the sealer does. */
+/** Seals every event recorded and not sealed yet, through the sealer's own function (`sealQueued`), with the app's progress. */
 async function sealRecorded(db: DataSource): Promise<void> {
   let progress = sealers.get(db);
   if (!progress) sealers.set(db, (progress = { dequeuedSinceVacuum: 0 }));
   await sealQueued(db, progress);
 }
 
-/** `REQUESTS` requests, CONCURRENCY at a time, then the sealing of their events: their rate and the CPU they took. */
+/** `REQUESTS` requests, CONCURRENCY at a time, with the round's sealing (SEAL_MODE): their rate and the CPU they took. */
 async function throughput(target: WriteTarget, send: (i: number) => Promise<unknown>, monitor?: Client): Promise<Round> {
   let next = 0;
   const pgBefore = monitor ? await backendCpu(monitor, target.database) : new Map<number, number>();
@@ -520,7 +521,7 @@ async function listCost(lines: string[]): Promise<void> {
   }
 }
 
-/** Events per sealing batch in `sealingCost`: the sealer's batch at 200 writes a second and the bench's 200 ms cadence. */
+/** Events per sealing batch in `sealingCost`: a fifth of a second of events at 200 writes a second. */
 const SEAL_BATCH_SIZE = 40;
 /** The most dead queue entries a sealer leaves before it vacuums the queue (more only between autovacuum's passes with several replicas). */
 const SEAL_HISTORY = Number(process.env.BENCH_AUDIT_SEAL_HISTORY ?? QUEUE_VACUUM_AFTER);
