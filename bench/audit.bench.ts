@@ -394,10 +394,11 @@ async function seed(db: DataSource, organizationId: string, userId: string, from
               'user', CASE WHEN n % 10 = 1 THEN 'other-user' ELSE $2 END, 'Bench', 'api', 'space', 'space-' || (n % 500), 'Space', 'req-' || n, 'updateSpaceById',
               '{"changes":[{"field":"title","before":"a","after":"b"}]}'
          FROM generate_series($5::int, $6::int) AS n
-       RETURNING organization_id, occurred_at, id, correlation_id),
+       RETURNING organization_id, occurred_at, id, correlation_id, action, actor_id, target_id),
      sealed AS (
-       INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
-       SELECT organization_id, 1000000000 - substr(correlation_id, 5)::int, occurred_at, id, md5(correlation_id || '+'), md5(correlation_id) FROM event WHERE $7)
+       INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash, action, actor_id, target_id)
+       SELECT organization_id, 1000000000 - substr(correlation_id, 5)::int, occurred_at, id, md5(correlation_id || '+'), md5(correlation_id), action, actor_id, target_id
+         FROM event WHERE $7)
      INSERT INTO audit_unsealed (organization_id, occurred_at, id) SELECT organization_id, occurred_at, id FROM event WHERE NOT $7`,
     [organizationId, userId, to, days, from, to, !UNSEALED],
   );

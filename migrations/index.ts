@@ -44,6 +44,7 @@ import { AuditEventsLeanIndexes1800000350000 } from './1800000350000-audit-event
 import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-keys';
 import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
 import { AuditChainLinks1800000400000 } from './1800000400000-audit-chain-links';
+import { AuditFiltersOnLinks1800000410000 } from './1800000410000-audit-filters-on-links';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   RevisionDeltaKeys1800000360000,
   InsightsMinuteSpan1800000370000,
   AuditChainLinks1800000400000,
+  AuditFiltersOnLinks1800000410000,
 ];

@@ -32,6 +32,36 @@ export async function queryPrepared<R>(dataSource: DataSource, name: string, tex
 }
 
 /**
+ * As `queryPrepared`, with the statement's generic plan from its first run: in a transaction of its own that sets
+ * `plan_cache_mode = force_generic_plan` for itself. For a statement over several partitioned tables whose bounds are
+ * parameters: PostgreSQL would otherwise plan it anew on every run (a custom plan, every partition planned, then
+ * pruned) because the generic plan's estimate counts every partition; the generic plan prunes them as it starts.
+ * Two more round trips (the transaction's begin and end), each far cheaper than planning a year of partitions.
+ */
+export async function queryPreparedGeneric<R>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<R[]> {
+  // Unnamed (DATABASE_PREPARED_STATEMENTS=false), a statement has no cached plan to choose.
+  if (plain.has(dataSource)) return queryPrepared(dataSource, name, text, values);
+  const [client, release] = await obtainReadConnection(dataSource);
+  let rows: R[];
+  let failure: unknown;
+  try {
+    await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
+    rows = await send<R>(client, dataSource, name, text, values).catch((error: unknown) => {
+      failure = error;
+      return [];
+    });
+    await client.query(failure ? 'ROLLBACK' : 'COMMIT');
+  } catch (error) {
+    // The transaction could not begin or end: the connection goes back marked, and the pool drops it.
+    release(error as Error);
+    throw failure ?? error;
+  }
+  release();
+  if (failure) throw failure;
+  return rows;
+}
+
+/**
  * `text` on `client`: named, or plain with DATABASE_PREPARED_STATEMENTS=false. Sent as a pg `Query` built from the
  * text: given a config object instead, pg copies it through its property descriptors on every call
  * (`cloneQueryConfig`), which a profile of the token lookup showed at about 10 µs a request.

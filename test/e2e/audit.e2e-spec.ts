@@ -351,15 +351,21 @@ describe('audit log (issue 28)', () => {
       const months = await createOrganization(t);
       const now = Date.now();
       await t.dataSource.query(`SELECT audit_ensure_partitions($1, now())`, [new Date(now - 240 * 86_400_000)]);
-      // One event every 20 days over 220 days (eight months); 'old.action' for two old ones (120 and 180 days).
-      for (let k = 0; k < 12; k++) {
+      // One event every 20 days over 220 days (eight months); 'old.action' for three old ones (60, 120 and 180 days).
+      // Queued as the recorder leaves them; every other one sealed, so a filtered walk reads the links and the queue.
+      const record = (k: number) => {
         const at = now - k * 20 * 86_400_000 - 1000;
-        await t.dataSource.query(
-          `INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
-           VALUES ($1, $2, $3, $4, 'user', 'u', 'api', 'space', $5)`,
-          [months.id, new Date(at), uuidv7(at), k >= 4 && k % 3 === 0 ? 'old.action' : 'space.updated', `s${k}`],
+        return t.dataSource.query(
+          `WITH event AS (
+             INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+             VALUES ($1, $2, $3, $4, 'user', 'u', 'api', 'space', $5) RETURNING organization_id, occurred_at, id)
+           INSERT INTO audit_unsealed SELECT * FROM event`,
+          [months.id, new Date(at), uuidv7(at), k >= 3 && k % 3 === 0 ? 'old.action' : 'space.updated', `s${k}`],
         );
-      }
+      };
+      for (let k = 0; k < 12; k += 2) await record(k);
+      expect(await sealOrganization(t.dataSource, months.id)).toBe(6);
+      for (let k = 1; k < 12; k += 2) await record(k);
       const expected = async (where = 'TRUE', values: unknown[] = []) =>
         (
           (await t.dataSource.query(`SELECT id FROM audit_events WHERE organization_id = $1 AND ${where} ORDER BY occurred_at DESC, id DESC`, [
@@ -386,8 +392,15 @@ describe('audit log (issue 28)', () => {
       expect(all.length).toBeGreaterThanOrEqual(12);
       expect(await walk({ limit: 5 })).toEqual(all);
       expect(await walk({ limit: 1000 })).toEqual(all);
-      expect(await walk({ limit: 2, action: 'old.action' })).toEqual(await expected(`action = 'old.action'`));
-      expect(await walk({ action: 'old.action' })).toHaveLength(2);
+      const old = await expected(`action = 'old.action'`);
+      expect(old).toHaveLength(3);
+      expect(await walk({ limit: 2, action: 'old.action' })).toEqual(old);
+      expect(await walk({ limit: 1, action: 'old.action' })).toEqual(old);
+      expect(await walk({ action: 'old.action' })).toEqual(old);
+      // Sealed (even k) and queued (odd k) in one order, with the filter on each side.
+      expect(await walk({ limit: 3, actor: 'u' })).toEqual(all);
+      expect(await walk({ target: 's3', action: 'old.action' })).toEqual(await expected(`target_id = 's3'`));
+      expect(await walk({ target: 's6', actor: 'u' })).toEqual(await expected(`target_id = 's6'`));
       const to = new Date(now - 70 * 86_400_000);
       expect(await walk({ limit: 3, to: to.toISOString() })).toEqual(await expected(`occurred_at <= $2`, [to]));
 

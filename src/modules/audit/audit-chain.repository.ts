@@ -1,6 +1,20 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { SealedAuditEventRow, UnsealedAuditEventRow } from './audit.read-model';
 
+/** Events a batch seals, column by column, in chain order. */
+export interface SealedBatch {
+  ids: string[];
+  times: Date[];
+  seqs: number[];
+  prevs: string[];
+  hashes: string[];
+  /** The event's filter values, copied to its link for the filters' indexes. */
+  actions: string[];
+  actorIds: string[];
+  targetIds: string[];
+  queueCtids: string[];
+}
+
 /** An organization's chain head: the last sealed event's position and hash. */
 export interface ChainHead {
   seq: number;
@@ -55,22 +69,31 @@ export const AuditChainRepository = {
   },
 
   /**
-   * Seals events, in one statement: their links (position, previous hash, hash) in, their queue rows out (by the
-   * `ctid`s `unsealed` gave in this transaction: no scan of the queue's dead rows), the chain head past them.
+   * Seals events, in one statement: their links (position, previous hash, hash, and the event's filter values, which
+   * the links' indexes serve to filtered pages) in, their queue rows out (by the `ctid`s `unsealed` gave in this
+   * transaction: no scan of the queue's dead rows), the chain head past them.
    */
-  async seal(
-    em: EntityManager,
-    organizationId: string,
-    sealed: { ids: string[]; times: Date[]; seqs: number[]; prevs: string[]; hashes: string[]; queueCtids: string[] },
-    head: ChainHead,
-  ): Promise<void> {
+  async seal(em: EntityManager, organizationId: string, sealed: SealedBatch, head: ChainHead): Promise<void> {
     await em.query(
       `WITH linked AS (
-         INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash)
-         SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[])),
-       dequeued AS (DELETE FROM audit_unsealed WHERE ctid = ANY($7::tid[]))
-       UPDATE audit_chains SET seq = $8, head_hash = $9, sealed_at = now() WHERE organization_id = $1`,
-      [organizationId, sealed.seqs, sealed.times, sealed.ids, sealed.prevs, sealed.hashes, sealed.queueCtids, head.seq, head.hash],
+         INSERT INTO audit_chain_links (organization_id, seq, occurred_at, id, prev_hash, hash, action, actor_id, target_id)
+         SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])),
+       dequeued AS (DELETE FROM audit_unsealed WHERE ctid = ANY($10::tid[]))
+       UPDATE audit_chains SET seq = $11, head_hash = $12, sealed_at = now() WHERE organization_id = $1`,
+      [
+        organizationId,
+        sealed.seqs,
+        sealed.times,
+        sealed.ids,
+        sealed.prevs,
+        sealed.hashes,
+        sealed.actions,
+        sealed.actorIds,
+        sealed.targetIds,
+        sealed.queueCtids,
+        head.seq,
+        head.hash,
+      ],
     );
   },
 

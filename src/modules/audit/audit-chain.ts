@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AuditChainRepository } from './audit-chain.repository';
+import { AuditChainRepository, type SealedBatch } from './audit-chain.repository';
 import type { AuditEventRow } from './audit.read-model';
 
 /** The `prev_hash` of an organization's first event. */
@@ -70,7 +70,7 @@ async function sealBatch(em: EntityManager, organizationId: string): Promise<num
   if (rows.length === 0) return 0;
   let seq = head.seq;
   let prev = head.hash;
-  const sealed = { ids: [] as string[], times: [] as Date[], seqs: [] as number[], prevs: [] as string[], hashes: [] as string[], queueCtids: [] as string[] };
+  const sealed: SealedBatch = { ids: [], times: [], seqs: [], prevs: [], hashes: [], actions: [], actorIds: [], targetIds: [], queueCtids: [] };
   for (const row of rows) {
     seq += 1;
     const hash = hashEvent(prev, seq, row);
@@ -79,6 +79,9 @@ async function sealBatch(em: EntityManager, organizationId: string): Promise<num
     sealed.seqs.push(seq);
     sealed.prevs.push(prev);
     sealed.hashes.push(hash);
+    sealed.actions.push(row.action);
+    sealed.actorIds.push(row.actor_id);
+    sealed.targetIds.push(row.target_id);
     sealed.queueCtids.push(row.queue_ctid);
     prev = hash;
   }

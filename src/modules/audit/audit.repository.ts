@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { queryPrepared } from '../../database/prepared-query';
+import { queryPrepared, queryPreparedGeneric } from '../../database/prepared-query';
 import type { AuditEventFilter, AuditEventKey, AuditEventRow } from './audit.read-model';
 
 /** Every query of the audit log's reads (writes: common/audit/audit-recorder.ts; the chain: audit-chain.repository.ts; partitions). */
@@ -10,9 +10,10 @@ export class AuditRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * A page of events, newest first, after `after` (exclusive). The filters are equalities on the
-   * leading columns of an index ending in `(occurred_at, id)`, so a page is one index range scan
-   * whatever the log's size; no count (the public `List` makes it optional, and it would cost the log's size).
+   * A page of events, newest first, after `after` (exclusive). Without a filter, a range scan of the primary key
+   * `(organization_id, occurred_at, id)`; with one, a range scan of the chain links' index whose leading columns are
+   * its equalities and which ends in `(occurred_at, id)`, beside the queue of events not sealed yet: whatever the
+   * log's size; no count (the public `List` makes it optional, and it would cost the log's size).
    *
    * Planning, not the scan, is what grows with the log: PostgreSQL plans every monthly partition a
    * query may touch. So the page is read from the two months up to its upper bound (the cursor's time,
@@ -36,35 +37,63 @@ export class AuditRepository {
     limit: number,
     months: { from?: Date; before?: Date },
   ): Promise<AuditEventRow[]> {
-    const where = ['organization_id = $1'];
     const values: unknown[] = [organizationId];
     // The clauses present, a letter each, name the statement: one named statement per combination, planned once per
     // connection, its partitions then pruned as it runs (`occurred_at` bounds are parameters), instead of planning
-    // every monthly partition on every page.
+    // every monthly partition on every page. A clause is a template over the alias of the table it bounds (`@`).
     let shape = '';
-    const add = (tag: string, clause: (n: string) => string, value: unknown) => {
+    const times: string[] = [];
+    const filters: string[] = [];
+    const add = (to: string[], tag: string, clause: (n: string) => string, value: unknown) => {
       shape += tag;
       values.push(value);
-      where.push(clause(`$${values.length}`));
+      to.push(clause(`$${values.length}`));
     };
-    if (filter.from) add('f', (n) => `occurred_at >= ${n}`, filter.from);
-    if (filter.to) add('t', (n) => `occurred_at <= ${n}`, filter.to);
-    if (months.from) add('m', (n) => `occurred_at >= ${n}`, months.from);
-    if (months.before) add('b', (n) => `occurred_at < ${n}`, months.before);
-    if (filter.action) add('a', (n) => `action = ${n}`, filter.action);
-    if (filter.actor) add('u', (n) => `actor_id = ${n}`, filter.actor);
-    if (filter.target) add('g', (n) => `target_id = ${n}`, filter.target);
+    if (filter.from) add(times, 'f', (n) => `@.occurred_at >= ${n}`, filter.from);
+    if (filter.to) add(times, 't', (n) => `@.occurred_at <= ${n}`, filter.to);
+    if (months.from) add(times, 'm', (n) => `@.occurred_at >= ${n}`, months.from);
+    if (months.before) add(times, 'b', (n) => `@.occurred_at < ${n}`, months.before);
+    if (filter.action) add(filters, 'a', (n) => `@.action = ${n}`, filter.action);
+    if (filter.actor) add(filters, 'u', (n) => `@.actor_id = ${n}`, filter.actor);
+    if (filter.target) add(filters, 'g', (n) => `@.target_id = ${n}`, filter.target);
     if (after) {
       // The row comparison is the keyset; the plain bound beside it lets PostgreSQL leave out the newer partitions.
-      add('k', (n) => `occurred_at <= ${n}::timestamptz`, after.occurredAt);
+      add(times, 'k', (n) => `@.occurred_at <= ${n}::timestamptz`, after.occurredAt);
       values.push(after.id);
-      where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+      times.push(`(@.occurred_at, @.id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     values.push(limit);
-    return queryPrepared<AuditEventRow>(
+    const limitParam = `$${values.length}`;
+    const where = (alias: string, clauses: string[]) => [`${alias}.organization_id = $1`, ...clauses.map((c) => c.replaceAll('@', alias))].join(' AND ');
+    const newestFirst = (alias: string) => `ORDER BY ${alias}.occurred_at DESC, ${alias}.id DESC LIMIT ${limitParam}`;
+    if (filters.length === 0) {
+      return queryPrepared<AuditEventRow>(
+        this.dataSource,
+        `quire_audit_page_${shape || 'all'}`,
+        `SELECT * FROM audit_events e WHERE ${where('e', times)} ${newestFirst('e')}`,
+        values,
+      );
+    }
+    // A filter reads the keys of the sealed events from their links' indexes (the sealer copies the filtered columns
+    // there) and those of the events still queued for the sealer (seconds' worth) from the queue, filtered on the event;
+    // the sealer moves an event from one to the other in one transaction, so a page's snapshot sees it once.
+    const sameEvent = (alias: string, as: string) =>
+      `${alias}.organization_id = ${as}.organization_id AND ${alias}.occurred_at = ${as}.occurred_at AND ${alias}.id = ${as}.id`;
+    // Three partitioned tables whose months are parameters: run on its generic plan (see queryPreparedGeneric).
+    return queryPreparedGeneric<AuditEventRow>(
       this.dataSource,
-      `quire_audit_page_${shape || 'all'}`,
-      `SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
+      `quire_audit_filter_${shape}`,
+      `SELECT e.* FROM (
+         SELECT * FROM (
+           (SELECT l.organization_id, l.occurred_at, l.id FROM audit_chain_links l WHERE ${where('l', [...times, ...filters])} ${newestFirst('l')})
+           UNION ALL
+           (SELECT u.organization_id, u.occurred_at, u.id FROM audit_unsealed u
+            CROSS JOIN LATERAL (SELECT 1 FROM audit_events q WHERE ${sameEvent('q', 'u')} AND ${where('q', [...times, ...filters])} OFFSET 0) q
+            WHERE ${where('u', times)} ${newestFirst('u')})
+         ) keys ${newestFirst('keys')}
+       ) p
+       CROSS JOIN LATERAL (SELECT * FROM audit_events e WHERE ${sameEvent('e', 'p')} AND ${where('e', times)} OFFSET 0) e
+       ${newestFirst('e')}`,
       values,
     );
   }
