@@ -19,6 +19,8 @@ import { addSection, createSite, sitePath } from '../support/site-builders';
 import { declaredRoutes } from '../support/route-declarations';
 import { eventually } from '../support/server-process';
 import { Writable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { queryPreparedGeneric } from '../../src/database/prepared-query';
 import { AuditDeliveryService } from '../../src/modules/audit/audit-delivery.service';
 import { AuditSignInService } from '../../src/modules/audit/audit-sign-in.service';
 
@@ -410,6 +412,23 @@ describe('audit log (issue 28)', () => {
         .set(...months.admin.auth)
         .expect(200);
       expect(res.body).toMatchObject({ id: oldest, target: { id: 's11' } });
+    });
+
+    it('a filtered page’s statement runs on its generic plan, read-only, in a transaction of its own that a failure rolls back', async () => {
+      // One connection, so the statement after the failure meets the connection the failure ran on.
+      const single = await new DataSource({ type: 'postgres', url: process.env[TEST_DATABASE_URL], extra: { max: 1 } }).initialize();
+      try {
+        const settings = `SELECT current_setting('plan_cache_mode') AS mode, current_setting('transaction_read_only') AS read_only, $1::int AS n`;
+        expect(await queryPreparedGeneric(single, 'quire_test_generic', settings, [1])).toEqual([{ mode: 'force_generic_plan', read_only: 'on', n: 1 }]);
+        await expect(queryPreparedGeneric(single, 'quire_test_generic_fails', `SELECT 1 / $1::int AS n`, [0])).rejects.toMatchObject({ code: '22012' });
+        // Rolled back: no transaction left open and no setting left behind on the connection.
+        expect(await single.query(`SELECT current_setting('plan_cache_mode') AS mode, now() = statement_timestamp() AS own_transaction`)).toEqual([
+          { mode: 'auto', own_transaction: true },
+        ]);
+        expect(await queryPreparedGeneric(single, 'quire_test_generic', settings, [2])).toEqual([{ mode: 'force_generic_plan', read_only: 'on', n: 2 }]);
+      } finally {
+        await single.destroy();
+      }
     });
 
     it('refuses bad input: limit over 1000, a forged cursor, a date that is not one', async () => {
