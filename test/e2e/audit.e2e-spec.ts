@@ -1,6 +1,6 @@
 import { auditScope, type AuditScope } from '../../src/common/audit/audit.context';
-import { uuidv7 } from '../../src/common/audit/uuid7';
-import { AuditRecorder } from '../../src/common/audit/audit-recorder';
+import { uuidv7, uuidv7Time } from '../../src/common/audit/uuid7';
+import { AuditRecorder, SET_TARGET } from '../../src/common/audit/audit-recorder';
 import { INTEGRATION_SCOPES } from '../../src/common/access/script-access';
 import { IntegrationTokensService } from '../../src/modules/integrations/integration-tokens.service';
 import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions.service';
@@ -23,6 +23,16 @@ import { DataSource } from 'typeorm';
 import { queryPreparedGeneric } from '../../src/database/prepared-query';
 import { AuditDeliveryService } from '../../src/modules/audit/audit-delivery.service';
 import { AuditSignInService } from '../../src/modules/audit/audit-sign-in.service';
+
+/** A node of `EXPLAIN (FORMAT JSON)`: the fields the tests read. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: PlanNode[];
+}
 
 interface EventRow {
   id: string;
@@ -266,6 +276,62 @@ describe('audit log (issue 28)', () => {
         .catch(() => undefined);
       expect(await events(org.id, `payload->>'note' = 'rolled back'`)).toHaveLength(0);
       expect(await count(org.id)).toBe(before + 1);
+    });
+
+    it('a target named from the response updates its event by the primary key: with its COMMIT or at once, one index entry whatever the month holds', async () => {
+      const recorder = t.app.get(AuditRecorder);
+      const fixture = await createOrganization(t);
+      // The month's other events: 5,000 of another organization, waiting for the sealer (as a busy log's last seconds,
+      // or a sealer behind), analysed: neither the events nor the queue is a short way to the one event.
+      await t.dataSource.query(
+        `WITH event AS (
+           INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+           SELECT 'set-target-crowd', now() - n * interval '1 millisecond', gen_random_uuid(), 'space.updated', 'user', 'u', 'api', 'space', 's' || n
+             FROM generate_series(1, 5000) AS n
+           RETURNING organization_id, occurred_at, id)
+         INSERT INTO audit_unsealed (organization_id, occurred_at, id) SELECT * FROM event`,
+      );
+      await t.dataSource.query(`ANALYZE audit_events`);
+      await t.dataSource.query(`ANALYZE audit_unsealed`);
+      try {
+        const created = { organizationId: fixture.id, action: 'space.created', target: { type: 'space', id: '' } };
+        const target = async (id: string) =>
+          (
+            (await t.dataSource.query(`SELECT target_id, target_label FROM audit_events WHERE id = $1`, [id])) as { target_id: string; target_label: string }[]
+          )[0];
+
+        // With the COMMIT: behind the event's own insert, in the same message.
+        let pending = '';
+        await t.dataSource.transaction(async (em) => {
+          pending = (await recorder.record(em, created)) as string;
+          await recorder.setTarget(em, { organizationId: fixture.id, id: pending }, 'space-a', 'Space A');
+        });
+        expect(await target(pending)).toEqual({ target_id: 'space-a', target_label: 'Space A' });
+
+        // At once, after the event committed; a label it already has stays.
+        const committed = (await t.dataSource.transaction((em) =>
+          recorder.record(em, { ...created, target: { type: 'space', id: '', label: 'Kept' } }),
+        )) as string;
+        await recorder.setTarget(t.dataSource.manager, { organizationId: fixture.id, id: committed }, 'space-b', 'Space B');
+        expect(await target(committed)).toEqual({ target_id: 'space-b', target_label: 'Kept' });
+
+        // The statement both send: one index probe in one partition, not a pass over the month's events.
+        const [
+          {
+            'QUERY PLAN': [plan],
+          },
+        ] = (await t.dataSource.transaction((em) =>
+          em.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${SET_TARGET}`, [fixture.id, uuidv7Time(committed), committed, 'space-c', null]),
+        )) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
+        const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+        const scans = nodes(plan.Plan).filter((node) => node['Node Type'].endsWith('Scan') && node['Relation Name']?.startsWith('audit_events'));
+        expect(scans.map((node) => node['Node Type'])).toEqual(['Index Scan']);
+        expect(scans[0]['Index Cond']).toMatch(/organization_id/);
+        expect(plan.Plan['Shared Hit Blocks'] + plan.Plan['Shared Read Blocks']).toBeLessThan(20);
+      } finally {
+        await t.dataSource.query(`DELETE FROM audit_unsealed WHERE organization_id = 'set-target-crowd'`);
+        await t.dataSource.query(`DELETE FROM audit_events WHERE organization_id = 'set-target-crowd'`);
+      }
     });
   });
 

@@ -34,6 +34,15 @@ const CASTS = ['', '::timestamptz', '::uuid', '', '', '', '', '', '', '', '', ''
 /** An event `e` the sealer has not chained yet (a sealed event is never changed). */
 const UNSEALED = `EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.organization_id = e.organization_id AND u.occurred_at = e.occurred_at AND u.id = e.id)`;
 
+/** A recorded event's target, by the event's primary key ($1–$3), while unsealed ($4 the id, $5 the label if it has none). */
+export const SET_TARGET = `UPDATE audit_events e SET (target_id, target_label) = ($4, coalesce(target_label, $5))
+  WHERE organization_id = $1 AND occurred_at = $2::timestamptz AND id = $3::uuid AND ${UNSEALED}`;
+
+/** `statement` with each `$n` replaced by the literal of `values[n - 1]` (the casts written after them stay). */
+function literalStatement(statement: string, values: unknown[]): string {
+  return statement.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1], ''));
+}
+
 /** The inserts waiting for their transaction's COMMIT, per query runner (see `atCommit`). */
 const waiting = new WeakMap<QueryRunner, string[]>();
 
@@ -118,7 +127,10 @@ export class AuditRecorder {
       userAgent,
       JSON.stringify(payload),
     ]);
-    if (scope && !scope.recordedId) scope.recordedId = id;
+    if (scope && !scope.recordedId) {
+      scope.recordedId = id;
+      scope.recordedOrganizationId = record.organizationId;
+    }
     return id;
   }
 
@@ -144,22 +156,17 @@ export class AuditRecorder {
   /**
    * Names the target of an event this request recorded (a created resource's id, known only from the
    * response), before the event is sealed. Behind the event's own insert when that still waits for its
-   * transaction's COMMIT; at once otherwise. The id's time is the event's `occurred_at` (uuid7.ts): one partition.
+   * transaction's COMMIT; at once otherwise. The event is found by its primary key: its organization, its
+   * id's time (its `occurred_at`: uuid7.ts), its id; one partition, one index entry, whatever the log's size.
    */
-  async setTarget(em: EntityManager, eventId: string, targetId: string, label: string | null): Promise<void> {
-    const values = [eventId, targetId, label, uuidv7Time(eventId)];
+  async setTarget(em: EntityManager, event: { organizationId: string; id: string }, targetId: string, label: string | null): Promise<void> {
+    const values = [event.organizationId, uuidv7Time(event.id), event.id, targetId, label];
     const runner = em.queryRunner;
     const pending = runner ? waiting.get(runner) : undefined;
     if (pending) {
-      const [id, target, text, at] = values.map((value, index) => literal(value, ['::uuid', '', '', '::timestamptz'][index]));
-      pending.push(
-        `UPDATE audit_events e SET (target_id, target_label) = (${target}, coalesce(target_label, ${text})) WHERE occurred_at = ${at} AND id = ${id} AND ${UNSEALED}`,
-      );
+      pending.push(literalStatement(SET_TARGET, values));
       return;
     }
-    await em.query(
-      `UPDATE audit_events e SET (target_id, target_label) = ($2, coalesce(target_label, $3)) WHERE occurred_at = $4 AND id = $1 AND ${UNSEALED}`,
-      values,
-    );
+    await em.query(SET_TARGET, values);
   }
 }

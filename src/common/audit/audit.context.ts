@@ -41,6 +41,8 @@ export interface AuditScope {
   userAgent: string | null;
   /** The event this request recorded (explicitly or at its first commit): a request records one. */
   recordedId?: string;
+  /** That event's organization: with its id (whose time is its `occurred_at`), the event's primary key. */
+  recordedOrganizationId?: string;
   /** Whether the recorded event still waits for its target id from the response (see the interceptor). */
   targetPending?: boolean;
   /** The first row the request inserted into the route's target table (creates name their target this way). */

@@ -84,7 +84,7 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
       await auditScope.run(scope, () => this.dataSource.transaction((em) => this.subscriber.recordRoute(scope, em)));
     }
     this.requireRecorded(scope);
-    if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body, this.dataSource.manager);
+    if (scope.targetPending) await this.completeTarget(scope, body, this.dataSource.manager);
     return body;
   }
 
@@ -99,7 +99,7 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
       const body = await this.handled(scope, next);
       if (!scope.recordedId) await auditScope.run(scope, () => this.subscriber.recordRoute(scope, runner.manager));
       this.requireRecorded(scope);
-      if (scope.recordedId && scope.targetPending) await this.completeTarget(scope.recordedId, body, runner.manager);
+      if (scope.targetPending) await this.completeTarget(scope, body, runner.manager);
       scope.transaction = undefined;
       await runner.commitTransaction();
       return body;
@@ -129,7 +129,9 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
   }
 
   /** The id (and label) of a created resource the commit hook could not see, from the response; before the event is sealed. */
-  private async completeTarget(eventId: string, body: unknown, em: EntityManager): Promise<void> {
+  private async completeTarget(scope: AuditScope, body: unknown, em: EntityManager): Promise<void> {
+    const { recordedId: eventId, recordedOrganizationId: organizationId } = scope;
+    if (!eventId || !organizationId) return;
     const row = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const id = typeof row.id === 'string' ? row.id : typeof row.slug === 'string' ? row.slug : null;
     if (!id) {
@@ -137,7 +139,7 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
       return;
     }
     const label = [row.title, row.name, row.label].find((value) => typeof value === 'string') as string | undefined;
-    await this.recorder.setTarget(em, eventId, id, label?.slice(0, 256) ?? null);
+    await this.recorder.setTarget(em, { organizationId, id: eventId }, id, label?.slice(0, 256) ?? null);
   }
 }
 
