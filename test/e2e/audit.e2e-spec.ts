@@ -143,6 +143,47 @@ describe('audit log (issue 28)', () => {
       expect(rows[0].payload.changes).toEqual([{ field: 'role', before: 'read', after: 'edit' }]);
     });
 
+    it('invitations: the organization is the target of a batch, with who joined and who was invited; the invitation of its accept and decline', async () => {
+      const fixture = await createOrganization(t);
+      const existing = await createUser(t, { email: `invitee-${Date.now().toString(36)}@example.com` });
+      const declining = await createUser(t, { email: `decliner-${Date.now().toString(36)}@example.com` });
+      const fresh = `fresh-${Date.now().toString(36)}@example.com`;
+      const res = await t.http
+        .post(`/v1/orgs/${fixture.id}/invites`)
+        .set(...fixture.admin.auth)
+        .send({ emails: [fresh, existing.user.email, declining.user.email], role: 'edit' })
+        .expect(200);
+      const [created] = await events(fixture.id, `action = 'invite.created'`);
+      expect(created).toMatchObject({ actor_type: 'user', actor_id: fixture.admin.user.id, source: 'api', target_type: 'organization', target_id: fixture.id });
+      expect(created.payload).toMatchObject({ addedUserIds: res.body.users, invitedUserIds: [existing.user.id, declining.user.id] });
+      expect(res.body.users).toHaveLength(1);
+      expect(created.payload.changes).toEqual([{ field: 'emails' }, { field: 'role', after: 'edit' }]);
+
+      const invitation = async (invitee: Actor) =>
+        (
+          (
+            await t.http
+              .get('/v1/user/invites')
+              .set(...invitee.auth)
+              .expect(200)
+          ).body.items as { id: string }[]
+        )[0].id;
+      const accepted = await invitation(existing);
+      await t.http
+        .post(`/v1/user/invites/${accepted}/accept`)
+        .set(...existing.auth)
+        .expect(200);
+      const declined = await invitation(declining);
+      await t.http
+        .delete(`/v1/user/invites/${declined}`)
+        .set(...declining.auth)
+        .expect(204);
+      expect(await events(fixture.id, `action IN ('invite.accepted', 'invite.declined')`)).toEqual([
+        expect.objectContaining({ action: 'invite.accepted', actor_id: existing.user.id, target_type: 'invite', target_id: accepted }),
+        expect.objectContaining({ action: 'invite.declined', actor_id: declining.user.id, target_type: 'invite', target_id: declined }),
+      ]);
+    });
+
     it('an integration script token: the installation is the actor, `integration` the source', async () => {
       const name = `audit-${Date.now().toString(36)}`;
       await publishScript(t, org.admin, org.id, name, 'export default { fetch() { return new Response("OK"); } };', { scopes: [...INTEGRATION_SCOPES] });

@@ -59,7 +59,7 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   updateMembersInOrganizationTeam: a('team.members_updated', 'team', 'teamId'),
   addMemberToOrganizationTeamById: tx('team.member_added', 'team', 'teamId'),
   deleteMemberFromOrganizationTeamById: tx('team.member_removed', 'team', 'teamId'),
-  inviteUsersToOrganization: a('invite.created', 'invite', '+organization_invites'),
+  inviteUsersToOrganization: a('invite.created', 'organization', 'organizationId'),
   acceptAuthenticatedUserInvite: a('invite.accepted', 'invite', 'inviteId'),
   declineAuthenticatedUserInvite: a('invite.declined', 'invite', 'inviteId'),
   createOrganizationSAMLProvider: tx('saml_provider.created', 'saml-provider', '+saml_providers'),

@@ -43,6 +43,8 @@ export interface AuditScope {
   recordedId?: string;
   /** That event's organization: with its id (whose time is its `occurred_at`), the event's primary key. */
   recordedOrganizationId?: string;
+  /** What the code noted for the route's event beyond its changes (`noteAuditDetails`): the event's `details`. */
+  details?: Record<string, unknown>;
   /** Whether the recorded event still waits for its target id from the response (see the interceptor). */
   targetPending?: boolean;
   /** The first row the request inserted into the route's target table (creates name their target this way). */
@@ -129,4 +131,14 @@ export function auditScopeOf(runner: QueryRunner | undefined | null): AuditScope
 export function noteAuditOrganization(organizationId: string): void {
   const scope = auditScope.getStore();
   if (scope && !scope.recordedId) scope.insertedOrganizationId ??= organizationId;
+}
+
+/**
+ * Adds action-specific details to the route's event (the event's payload, beside `changes`), when only the code
+ * knows them: who a batch invitation added or invited. Small, never a secret. Call before the transaction
+ * commits; no-op outside a writing request, or once its event is recorded.
+ */
+export function noteAuditDetails(details: Record<string, unknown>): void {
+  const scope = auditScope.getStore();
+  if (scope && !scope.recordedId) scope.details = { ...scope.details, ...details };
 }

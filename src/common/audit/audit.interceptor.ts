@@ -135,6 +135,8 @@ export class AuditInterceptor implements NestInterceptor, OnModuleInit {
     const row = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const id = typeof row.id === 'string' ? row.id : typeof row.slug === 'string' ? row.slug : null;
     if (!id) {
+      // Neither a row the request inserted through TypeORM nor its response names the target: the catalogue must.
+      if (this.config.auditStrict) throw new Error(`${scope.operationId} recorded its audit event without the target's id`);
       this.logger.warn({ msg: 'audit event without a target id', eventId });
       return;
     }

@@ -166,6 +166,7 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
       action: route.action,
       target: { type: route.target, id: targetId ?? '', label },
       changes: summarizeChanges(body, before),
+      details: scope.details,
     });
   }
 }

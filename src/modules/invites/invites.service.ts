@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { noteAuditOrganization } from '../../common/audit/audit.context';
+import { noteAuditDetails, noteAuditOrganization } from '../../common/audit/audit.context';
 import { newId } from '../../common/ids';
 import { ListQueryDto } from '../../common/pagination/list-query.dto';
 import { Page } from '../../common/pagination/paginate';
@@ -41,6 +41,7 @@ export class InvitesService {
       const organization = (await this.organizations.findById(caller.organizationId, em)) as Organization;
       const seen = new Set<string>();
       const result: InviteResult = { addedUserIds: [], alreadyMembers: [], pending: [] };
+      const invitedUserIds: string[] = [];
       for (const invitee of dto.emails) {
         if (seen.has(invitee.email.toLowerCase())) continue;
         seen.add(invitee.email.toLowerCase());
@@ -56,12 +57,15 @@ export class InvitesService {
             em,
           );
           result.pending.push(invitee.email);
+          invitedUserIds.push(user.id);
           continue;
         }
         await this.organizations.insertMembership({ organizationId: organization.id, userId: user.id, role }, em);
         result.addedUserIds.push(user.id);
       }
       if (dto.sso) await this.members.setSso(organization.id, result.addedUserIds, em);
+      // The event's target is the organization; who joined and who was invited are its details (users' ids, not e-mails).
+      noteAuditDetails({ addedUserIds: result.addedUserIds, invitedUserIds });
       return result;
     });
   }
