@@ -45,6 +45,7 @@ import { RevisionDeltaKeys1800000360000 } from './1800000360000-revision-delta-k
 import { InsightsMinuteSpan1800000370000 } from './1800000370000-insights-minute-span';
 import { AuditChainLinks1800000400000 } from './1800000400000-audit-chain-links';
 import { AuditFiltersOnLinks1800000410000 } from './1800000410000-audit-filters-on-links';
+import { AuditChainRetentionMark1800000420000 } from './1800000420000-audit-chain-retention-mark';
 
 /** Every migration, oldest first. `npm run migration:generate` prints a new one to add here. */
 export const MIGRATIONS = [
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   InsightsMinuteSpan1800000370000,
   AuditChainLinks1800000400000,
   AuditFiltersOnLinks1800000410000,
+  AuditChainRetentionMark1800000420000,
 ];

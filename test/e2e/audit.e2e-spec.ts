@@ -684,6 +684,26 @@ describe('audit log (issue 28)', () => {
       expect(deleted).toMatchObject({ ok: false, brokenAt: rows[3].id, reason: expect.stringMatching(/2 event\(s\) missing/) });
     });
 
+    it('verify names the oldest events deleted with their links: missing before the first left, the retention having dropped none', async () => {
+      const fixture = await createOrganization(t);
+      const space = await createSpace(t, fixture);
+      for (let index = 0; index < 4; index++) {
+        await t.http
+          .patch(`/v1/spaces/${space.id}`)
+          .set(...fixture.admin.auth)
+          .send({ title: `T${index}` })
+          .expect(200);
+      }
+      expect((await verify(fixture.id)).code).toBe(0);
+      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      const oldest = [rows[0].id, rows[1].id];
+      await t.dataSource.query(`DELETE FROM audit_chain_links WHERE organization_id = $1 AND id = ANY($2::uuid[])`, [fixture.id, oldest]);
+      await t.dataSource.query(`DELETE FROM audit_events WHERE organization_id = $1 AND id = ANY($2::uuid[])`, [fixture.id, oldest]);
+      const deleted = await verify(fixture.id);
+      expect(deleted.code).toBe(1);
+      expect(JSON.parse(deleted.stdout)).toMatchObject({ ok: false, brokenAt: rows[2].id, reason: '2 event(s) missing before this one (seq 1..2)' });
+    });
+
     it('verify names an event outside the chain: neither sealed nor queued for the sealer', async () => {
       const fixture = await createOrganization(t);
       const space = await createSpace(t, fixture);
@@ -753,6 +773,49 @@ describe('audit log (issue 28)', () => {
       expect(await count(org.id)).toBe(before - 1);
       const now = new Date();
       expect(await exists(`audit_events_${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')}`)).toBe(true);
+    });
+
+    it('the chain verifies after the retention dropped its first events, from the mark it left; a deletion after the mark still breaks it', async () => {
+      const fixture = await createOrganization(t);
+      // Three events of a month past the retention, sealed first (seq 1..3), then two of now (seq 4..5).
+      const old = new Date(Date.now() - 500 * 86_400_000);
+      await t.dataSource.query(`SELECT audit_ensure_partitions($1, $2)`, [old, new Date(old.getTime() + 86_400_000)]);
+      for (let index = 0; index < 3; index++) {
+        const at = new Date(old.getTime() + index);
+        await t.dataSource.query(
+          `WITH event AS (
+             INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+             VALUES ($1, $2, $3, 'space.updated', 'user', 'u', 'api', 'space', 's') RETURNING organization_id, occurred_at, id)
+           INSERT INTO audit_unsealed SELECT * FROM event`,
+          [fixture.id, at, uuidv7(at.getTime())],
+        );
+      }
+      expect(await sealOrganization(t.dataSource, fixture.id)).toBe(3);
+      const space = await createSpace(t, fixture);
+      for (let index = 0; index < 2; index++) {
+        await t.http
+          .patch(`/v1/spaces/${space.id}`)
+          .set(...fixture.admin.auth)
+          .send({ title: `Kept ${index}` })
+          .expect(200);
+      }
+      expect(JSON.parse((await verify(fixture.id)).stdout)).toMatchObject({ ok: true, events: 5 });
+      const [third] = (await t.dataSource.query(`SELECT hash FROM audit_chain_links WHERE organization_id = $1 AND seq = 3`, [fixture.id])) as {
+        hash: string;
+      }[];
+
+      expect(await t.app.get(AuditPartitionsService).dropExpired()).not.toBeNull();
+      expect(await t.dataSource.query(`SELECT dropped_seq::int, dropped_hash FROM audit_chains WHERE organization_id = $1`, [fixture.id])).toEqual([
+        { dropped_seq: 3, dropped_hash: third.hash },
+      ]);
+      expect(JSON.parse((await verify(fixture.id)).stdout)).toMatchObject({ ok: true, events: 2 });
+
+      const [fourth] = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 AND seq = 4`, [fixture.id])) as { id: string }[];
+      await t.dataSource.query(`DELETE FROM audit_chain_links WHERE organization_id = $1 AND seq = 4`, [fixture.id]);
+      await t.dataSource.query(`DELETE FROM audit_events WHERE organization_id = $1 AND id = $2`, [fixture.id, fourth.id]);
+      const deleted = await verify(fixture.id);
+      expect(deleted.code).toBe(1);
+      expect(JSON.parse(deleted.stdout)).toMatchObject({ ok: false, reason: '1 event(s) missing before this one (seq 4..4)' });
     });
   });
 

@@ -21,6 +21,11 @@ export interface ChainHead {
   hash: string;
 }
 
+/** The chain head as `audit:verify` reads it, with the last event the retention dropped (`seq` 0: none). */
+export interface ChainState extends ChainHead {
+  dropped: { seq: number; hash: string | null };
+}
+
 /**
  * Every statement of the hash chain (`audit-chain.ts` decides the order and the hashes). Plain
  * functions over the transaction or data source they are given: the sealer and `audit:verify` run
@@ -42,13 +47,12 @@ export const AuditChainRepository = {
     return { seq: Number(head.seq), hash: head.head_hash };
   },
 
-  /** The chain head as it stands (null: the organization has never sealed an event). */
-  async head(dataSource: DataSource, organizationId: string): Promise<ChainHead | null> {
-    const [head] = (await dataSource.query(`SELECT seq, head_hash FROM audit_chains WHERE organization_id = $1`, [organizationId])) as {
-      seq: string;
-      head_hash: string;
-    }[];
-    return head ? { seq: Number(head.seq), hash: head.head_hash } : null;
+  /** The chain head as it stands, with the retention's mark (null: the organization has never sealed an event). */
+  async head(dataSource: DataSource, organizationId: string): Promise<ChainState | null> {
+    const [head] = (await dataSource.query(`SELECT seq, head_hash, dropped_seq, dropped_hash FROM audit_chains WHERE organization_id = $1`, [
+      organizationId,
+    ])) as { seq: string; head_hash: string; dropped_seq: string; dropped_hash: string | null }[];
+    return head ? { seq: Number(head.seq), hash: head.head_hash, dropped: { seq: Number(head.dropped_seq), hash: head.dropped_hash } } : null;
   },
 
   /**

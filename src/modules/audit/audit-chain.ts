@@ -120,14 +120,17 @@ export type VerifyResult =
   { organizationId: string; ok: true; events: number; head: string } | { organizationId: string; ok: false; events: number; brokenAt: string; reason: string };
 
 /**
- * Seals what waits, then walks the organization's chain in order and names the first break: an
- * event whose contents no longer give its hash (edited), whose `prev_hash` is not its
- * predecessor's hash, or before which events are missing (deleted); or a chain head that is not
- * the last event (the newest events deleted); or an event neither sealed nor queued for the sealer. The first event left may follow events dropped by
- * the retention: its `prev_hash` is then taken as given.
+ * Seals what waits, then walks the organization's chain in order and names the first break: an event whose contents
+ * no longer give its hash (edited), whose `prev_hash` is not its predecessor's hash, or before which events are
+ * missing (deleted); or a chain head that is not the last event (the newest events deleted); or an event neither
+ * sealed nor queued for the sealer. Events the retention dropped are missing by right: those at or before the mark
+ * it left on the chain head (`dropped_seq`); the first event after the mark must carry the hash the mark holds.
  */
 export async function verifyOrganization(dataSource: DataSource, organizationId: string): Promise<VerifyResult> {
   await sealOrganization(dataSource, organizationId);
+  const dropped = (await AuditChainRepository.head(dataSource, organizationId))?.dropped ?? { seq: 0, hash: null };
+  /** The hash an event at `seq` must follow when its predecessor is not there to give it (null: taken as given). */
+  const startingHash = (seq: number): string | null => (seq === 1 ? GENESIS_HASH : seq - 1 === dropped.seq ? dropped.hash : null);
   let events = 0;
   let last: { seq: number; hash: string; id: string } | null = null;
   const broken = (brokenAt: string, reason: string): VerifyResult => ({ organizationId, ok: false, events, brokenAt, reason });
@@ -135,11 +138,26 @@ export async function verifyOrganization(dataSource: DataSource, organizationId:
     const rows = await AuditChainRepository.sealedAfter(dataSource, organizationId, last?.seq ?? 0, SEAL_BATCH);
     for (const row of rows) {
       const seq = Number(row.seq);
-      if (last === null) {
-        if (seq === 1 && row.prev_hash !== GENESIS_HASH) return broken(row.id, 'the first event does not start the chain (prev_hash is not the genesis hash)');
-      } else {
-        if (seq !== last.seq + 1) return broken(row.id, `${seq - last.seq - 1} event(s) missing before this one (seq ${last.seq + 1}..${seq - 1})`);
-        if (row.prev_hash !== last.hash) return broken(row.id, `prev_hash does not match the hash of the previous event ${last.id}`);
+      const after: number = last?.seq ?? 0;
+      if (seq !== after + 1) {
+        // Missing events: only those the retention dropped (at or before its mark) may be.
+        if (seq - 1 > dropped.seq) {
+          const missing = seq - Math.max(after, dropped.seq) - 1;
+          return broken(row.id, `${missing} event(s) missing before this one (seq ${Math.max(after, dropped.seq) + 1}..${seq - 1})`);
+        }
+        const expected = startingHash(seq);
+        if (expected !== null && row.prev_hash !== expected) {
+          return broken(
+            row.id,
+            seq === 1
+              ? 'the first event does not start the chain (prev_hash is not the genesis hash)'
+              : 'prev_hash does not match the last event the retention dropped',
+          );
+        }
+      } else if (last === null) {
+        if (row.prev_hash !== GENESIS_HASH) return broken(row.id, 'the first event does not start the chain (prev_hash is not the genesis hash)');
+      } else if (row.prev_hash !== last.hash) {
+        return broken(row.id, `prev_hash does not match the hash of the previous event ${last.id}`);
       }
       if (hashEvent(row.prev_hash ?? '', seq, row) !== row.hash)
         return broken(row.id, 'the event was changed after it was sealed (its hash does not match its contents)');
