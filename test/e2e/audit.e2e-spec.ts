@@ -112,6 +112,51 @@ describe('audit log (issue 28)', () => {
       expect(rows[0].payload.changes).toEqual([{ field: 'body' }]);
     });
 
+    it('comment resolve and reopen are actions of their own; another edit is an update', async () => {
+      const space = await createSpace(t, org);
+      const comment = (
+        await t.http
+          .post(`/v1/spaces/${space.id}/comments`)
+          .set(...member.auth)
+          .send({ body: { markdown: 'Look' } })
+          .expect(200)
+      ).body as { id: string };
+      const update = (body: Record<string, unknown>) =>
+        t.http
+          .put(`/v1/spaces/${space.id}/comments/${comment.id}`)
+          .set(...member.auth)
+          .send(body)
+          .expect(200);
+      await update({ resolved: true });
+      await update({ resolved: false });
+      await update({ body: { markdown: 'Look again' } });
+      const rows = await events(org.id, `target_id = $2 AND action <> 'comment.created'`, [comment.id]);
+      expect(rows.map(({ action, actor_id, source, target_type, payload }) => ({ action, actor_id, source, target_type, changes: payload.changes }))).toEqual([
+        {
+          action: 'comment.resolved',
+          actor_id: member.user.id,
+          source: 'api',
+          target_type: 'comment',
+          changes: [{ field: 'resolved', after: true }],
+        },
+        {
+          action: 'comment.reopened',
+          actor_id: member.user.id,
+          source: 'api',
+          target_type: 'comment',
+          changes: [{ field: 'resolved', after: false }],
+        },
+        { action: 'comment.updated', actor_id: member.user.id, source: 'api', target_type: 'comment', changes: [{ field: 'body' }] },
+      ]);
+      const actions = (
+        await t.http
+          .get(`/v1/orgs/${org.id}/audit-event-actions`)
+          .set(...member.auth)
+          .expect(200)
+      ).body.items as { id: string; label: string }[];
+      expect(actions).toEqual(expect.arrayContaining([{ object: 'audit-event-action', id: 'comment.resolved', label: 'Comment resolved' }]));
+    });
+
     it('change-request authoring: create and update are each one event on the change request', async () => {
       const space = await createSpace(t, org);
       const created = await t.http

@@ -4,7 +4,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { DataSource, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
 import { join } from 'node:path';
 import { CATALOGUE_END, CATALOGUE_START, renderAuditCatalogue } from '../../scripts/audit-catalogue';
-import { AUDIT_ACTIONS, AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-catalogue';
+import { actionsOf, AUDIT_ACTIONS, AUDITED_ROUTES, type AuditedRoute } from '../../src/common/audit/audit-catalogue';
 import { auditScopeOf, auditScopeOfCaller, bindAuditScope, type AuditScope } from '../../src/common/audit/audit.context';
 import { AuditScopeGuard } from '../../src/common/audit/audit.guard';
 import { AuditCommitSubscriber } from '../../src/common/audit/audit.subscriber';
@@ -34,7 +34,8 @@ describe('audit catalogue', () => {
       expect(id).toMatch(/^[a-z_]+\.[a-z_]+$/);
       expect(label.length).toBeGreaterThan(3);
     }
-    for (const route of Object.values(AUDITED_ROUTES)) if ('action' in route) expect(AUDIT_ACTIONS.map((a) => a.id)).toContain(route.action);
+    for (const route of Object.values(AUDITED_ROUTES))
+      if ('action' in route) for (const action of actionsOf(route)) expect(AUDIT_ACTIONS.map((a) => a.id)).toContain(action);
   });
 });
 

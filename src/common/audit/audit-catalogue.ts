@@ -30,6 +30,8 @@ export interface AuditedRoute {
    * itself loads it by SQL rather than through TypeORM: the `before` values of its event's changes.
    */
   table?: string;
+  /** Narrower actions for some bodies: the first whose `field` the body sets to `value` replaces `action` (a comment resolved). */
+  when?: ReadonlyArray<{ field: string; value: unknown; action: string }>;
 }
 
 export interface NotAudited {
@@ -44,6 +46,24 @@ const withBefore = (route: AuditedRoute, table: string): AuditedRoute => ({ ...r
 const tx = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, transaction: true });
 /** A route whose change the space unit of work writes and records (see `AuditedRoute.unitOfWork`). */
 const uow = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, unitOfWork: true });
+/** A comment's update that sets `resolved` is its resolution, or its reopening. */
+const RESOLVES = [
+  { field: 'resolved', value: true, action: 'comment.resolved' },
+  { field: 'resolved', value: false, action: 'comment.reopened' },
+] as const;
+const commentUpdate = (): AuditedRoute => ({ ...uow('comment.updated', 'comment', 'commentId'), when: RESOLVES });
+
+/** The action a request to `route` records: the route's, or the narrower one its body asks for (`AuditedRoute.when`). */
+export function actionOf(route: AuditedRoute, body: unknown): string {
+  if (!route.when || !body || typeof body !== 'object') return route.action;
+  const fields = body as Record<string, unknown>;
+  return route.when.find(({ field, value }) => fields[field] === value)?.action ?? route.action;
+}
+
+/** Every action a route may record: its own and its narrower ones. */
+export function actionsOf(route: AuditedRoute): string[] {
+  return [route.action, ...(route.when ?? []).map(({ action }) => action)];
+}
 
 export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
   // Organizations, members, teams, invites, SAML, translations
@@ -116,13 +136,13 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
 
   // Comments
   postCommentInSpace: uow('comment.created', 'comment', '+comments'),
-  updateCommentInSpace: uow('comment.updated', 'comment', 'commentId'),
+  updateCommentInSpace: commentUpdate(),
   deleteCommentInSpace: uow('comment.deleted', 'comment', 'commentId'),
   postCommentReplyInSpace: uow('comment_reply.created', 'comment-reply', '+comment_replies'),
   updateCommentReplyInSpace: uow('comment_reply.updated', 'comment-reply', 'commentReplyId'),
   deleteCommentReplyInSpace: uow('comment_reply.deleted', 'comment-reply', 'commentReplyId'),
   postCommentInChangeRequest: uow('comment.created', 'comment', '+comments'),
-  updateCommentInChangeRequest: uow('comment.updated', 'comment', 'commentId'),
+  updateCommentInChangeRequest: commentUpdate(),
   deleteCommentInChangeRequest: uow('comment.deleted', 'comment', 'commentId'),
   postCommentReplyInChangeRequest: uow('comment_reply.created', 'comment-reply', '+comment_replies'),
   updateCommentReplyInChangeRequest: uow('comment_reply.updated', 'comment-reply', 'commentReplyId'),
@@ -209,7 +229,7 @@ function labelOf(action: string): string {
 /** Every action with its label, sorted by action: the catalogue `listOrganizationAuditEventActions` lists. */
 export const AUDIT_ACTIONS: ReadonlyArray<{ id: string; label: string }> = (() => {
   const labels = new Map<string, string>();
-  for (const route of Object.values(AUDITED_ROUTES)) if ('action' in route) labels.set(route.action, labelOf(route.action));
+  for (const route of Object.values(AUDITED_ROUTES)) if ('action' in route) for (const action of actionsOf(route)) labels.set(action, labelOf(action));
   for (const [action, label] of Object.entries(SYSTEM_ACTIONS)) labels.set(action, label);
   return [...labels.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([id, label]) => ({ id, label }));
 })();

@@ -10,6 +10,7 @@ import {
   TransactionRollbackEvent,
   UpdateEvent,
 } from 'typeorm';
+import { actionOf } from './audit-catalogue';
 import { auditScopeOf, unbindAuditScope, type AuditScope } from './audit.context';
 import { summarizeChanges } from './audit-changes';
 import { AuditRecorder } from './audit-recorder';
@@ -163,7 +164,7 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
     if (!targetId) scope.targetPending = true;
     await this.recorder.record(em, {
       organizationId,
-      action: route.action,
+      action: actionOf(route, body),
       target: { type: route.target, id: targetId ?? '', label },
       changes: summarizeChanges(body, before),
       details: scope.details,
