@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { actionsOf, AUDIT_ACTIONS, AUDITED_ROUTES, SYSTEM_ACTIONS } from '../src/common/audit/audit-catalogue';
+import { actionsOf, AUDIT_ACTIONS, AUDITED_ROUTES, OPERATOR_ACTIONS, SYSTEM_ACTIONS } from '../src/common/audit/audit-catalogue';
 
 /** The catalogue section of docs/modules/audit.md, rendered from the code (a unit test checks the page holds it). */
 export function renderAuditCatalogue(): string {
@@ -8,7 +8,12 @@ export function renderAuditCatalogue(): string {
   for (const [operationId, route] of Object.entries(AUDITED_ROUTES)) {
     if ('action' in route) for (const action of actionsOf(route)) byAction.set(action, [...(byAction.get(action) ?? []), operationId]);
   }
-  const recordedBy = (id: string) => (id in SYSTEM_ACTIONS ? 'the system (not a route)' : (byAction.get(id) ?? []).map((op) => `\`${op}\``).join(', '));
+  const recordedBy = (id: string) =>
+    id in SYSTEM_ACTIONS
+      ? 'the system (not a route)'
+      : id in OPERATOR_ACTIONS
+        ? 'the admin CLI (not a route)'
+        : (byAction.get(id) ?? []).map((op) => `\`${op}\``).join(', ');
   const actions = AUDIT_ACTIONS.map(({ id, label }) => `| \`${id}\` | ${label} | ${recordedBy(id)} |`);
   const quiet = Object.entries(AUDITED_ROUTES).flatMap(([operationId, route]) =>
     'notAudited' in route ? [`| \`${operationId}\` | ${route.notAudited} |`] : [],

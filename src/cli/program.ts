@@ -128,6 +128,17 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('token:revoke')
+    .description('revoke an API token by its secret (a leaked one), or every token of a user; prints how many were revoked')
+    .addOption(new Option('--token <secret>', 'the token to revoke').conflicts('email'))
+    .addOption(new Option('--email <email>', 'revoke every token of this user').conflicts('token'))
+    .action(async (options: { token?: string; email?: string }) => {
+      const which = options.token !== undefined ? { secret: options.token } : options.email !== undefined ? { email: options.email } : undefined;
+      if (!which) throw new Error('token:revoke needs --token <secret> or --email <email>');
+      print(await withAdmin(io, (admin) => admin.revokeTokens(which)));
+    });
+
+  program
     .command('secrets:rotate')
     .description(
       're-encrypt every secret at rest under ENCRYPTION_KEY (or the key file), opening them with it or ENCRYPTION_PREVIOUS_KEYS; prints the new key id and the rows changed',

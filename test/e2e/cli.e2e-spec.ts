@@ -53,6 +53,70 @@ describe('admin CLI', () => {
     expect(me.body.id).toBe(user.userId);
   });
 
+  it('records what the operator changes in each organization: its creation, a member added, tokens created and revoked (by id, never the secret)', async () => {
+    const events = async (organizationId: string) =>
+      (await t.dataSource.query(
+        `SELECT action, actor_type, actor_id, source, target_type, target_id, payload FROM audit_events WHERE organization_id = $1 ORDER BY occurred_at, id`,
+        [organizationId],
+      )) as {
+        action: string;
+        actor_type: string;
+        actor_id: string;
+        source: string;
+        target_type: string;
+        target_id: string;
+        payload: Record<string, unknown>;
+      }[];
+    const tokenIds = async (userId: string) =>
+      ((await t.dataSource.query(`SELECT id FROM api_tokens WHERE user_id = $1 ORDER BY created_at, id`, [userId])) as { id: string }[]).map((row) => row.id);
+    const operator = { actor_type: 'support', actor_id: 'operator', source: 'support' };
+
+    const title = unique('Audited Org');
+    const boot = JSON.parse((await runCli(['bootstrap', '--org', title, '--email', `${unique('owner')}@example.com`], env())).stdout);
+    const [bootToken] = await tokenIds(boot.userId);
+    expect(await events(boot.organizationId)).toEqual([
+      { action: 'organization.created', ...operator, target_type: 'organization', target_id: boot.organizationId, payload: { adminUserId: boot.userId } },
+      { action: 'api_token.created', ...operator, target_type: 'api-token', target_id: bootToken, payload: { userId: boot.userId } },
+    ]);
+
+    const second = JSON.parse((await runCli(['bootstrap', '--org', unique('Second Org'), '--email', `${unique('other')}@example.com`], env())).stdout);
+    const email = `${unique('member')}@example.com`;
+    const member = JSON.parse((await runCli(['user:create', '--org', boot.organizationId, '--email', email, '--role', 'edit'], env())).stdout);
+    await runCli(['user:create', '--org', second.organizationId, '--email', email, '--role', 'read'], env());
+    const extra = JSON.parse((await runCli(['token:create', '--email', email], env())).stdout);
+    const [first, again, third] = await tokenIds(member.userId);
+    const after = (await events(boot.organizationId)).slice(2);
+    expect(after).toEqual([
+      { action: 'member.added', ...operator, target_type: 'user', target_id: member.userId, payload: { changes: [{ field: 'role', after: 'edit' }] } },
+      { action: 'api_token.created', ...operator, target_type: 'api-token', target_id: first, payload: { userId: member.userId } },
+      // A token of a member of two organizations can act in both: each records it.
+      { action: 'api_token.created', ...operator, target_type: 'api-token', target_id: again, payload: { userId: member.userId } },
+      { action: 'api_token.created', ...operator, target_type: 'api-token', target_id: third, payload: { userId: member.userId } },
+    ]);
+    expect((await events(second.organizationId)).filter((event) => event.target_id === third)).toHaveLength(1);
+
+    // A leaked token, revoked by its secret: it stops working at once, and both organizations record it.
+    await t.http.get('/v1/user').set('Authorization', `Bearer ${extra.token}`).expect(200);
+    expect(JSON.parse((await runCli(['token:revoke', '--token', extra.token], env())).stdout)).toEqual({ revoked: 1 });
+    expectErrorEnvelope(await t.http.get('/v1/user').set('Authorization', `Bearer ${extra.token}`), 401);
+    await t.http.get('/v1/user').set('Authorization', `Bearer ${member.token}`).expect(200);
+    for (const organizationId of [boot.organizationId, second.organizationId]) {
+      expect((await events(organizationId)).at(-1)).toEqual({
+        action: 'api_token.revoked',
+        ...operator,
+        target_type: 'api-token',
+        target_id: third,
+        payload: { userId: member.userId },
+      });
+    }
+    // Every token of a user; then none is left to revoke.
+    expect(JSON.parse((await runCli(['token:revoke', '--email', email], env())).stdout)).toEqual({ revoked: 2 });
+    expectErrorEnvelope(await t.http.get('/v1/user').set('Authorization', `Bearer ${member.token}`), 401);
+    expect(JSON.parse((await runCli(['token:revoke', '--token', extra.token], env())).stdout)).toEqual({ revoked: 0 });
+    const recorded = JSON.stringify(await events(boot.organizationId));
+    for (const secret of [boot.token, member.token, extra.token]) expect(recorded).not.toContain(secret);
+  });
+
   it('refuses bad input with a message on stderr and exit code 1', async () => {
     const badRole = await runCli(['user:create', '--org', 'x', '--email', 'a@b.test', '--role', 'owner'], env());
     expect(badRole.code).not.toBe(0);
@@ -61,6 +125,12 @@ describe('admin CLI', () => {
     expect(unknownUser.code).toBe(1);
     expect(unknownUser.stderr).toMatch(/No user/);
     expect(unknownUser.stdout).toBe('');
+    const neither = await runCli(['token:revoke'], env());
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toMatch(/--token <secret> or --email <email>/);
+    const both = await runCli(['token:revoke', '--token', 'x', '--email', 'a@b.test'], env());
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/cannot be used with/);
   });
 
   it('stops with one line naming a bad environment variable', async () => {

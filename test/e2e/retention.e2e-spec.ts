@@ -63,6 +63,13 @@ describe('retention of deleted spaces', () => {
     expect(result.purged).toBeGreaterThanOrEqual(1);
 
     expect(await exists(expired.id)).toBe(false);
+    // The system's removal is in the organization's audit log; the recent space's deletion only.
+    expect(
+      await t.dataSource.query(
+        `SELECT action, actor_type, source, target_id, target_label FROM audit_events WHERE organization_id = $1 AND action = 'space.purged'`,
+        [org.id],
+      ),
+    ).toEqual([{ action: 'space.purged', actor_type: 'system', source: 'workflow', target_id: expired.id, target_label: expect.any(String) }]);
     expect(await t.dataSource.getRepository(Revision).countBy({ spaceId: expired.id })).toBe(0);
     expect(await t.dataSource.getRepository(PermissionGrant).countBy({ spaceId: expired.id })).toBe(0);
     expect(await exists(recent.id)).toBe(true);

@@ -8,7 +8,7 @@ const DAY = 86_400_000;
 function retention(env: Record<string, string>, now: Date): SpaceRetentionService {
   const clock = new Clock();
   jest.spyOn(clock, 'now').mockReturnValue(now);
-  return new SpaceRetentionService(null as never, loadConfig(env), clock, null as never, null as never);
+  return new SpaceRetentionService(null as never, loadConfig(env), clock, null as never, null as never, null as never);
 }
 
 describe('space retention', () => {

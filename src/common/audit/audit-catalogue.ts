@@ -217,6 +217,15 @@ export const AUDITED_ROUTES: Record<string, AuditedRoute | NotAudited> = {
 export const SYSTEM_ACTIONS: Record<string, string> = {
   // Decision 0064: failed authentications of an address past the lockout, with a token that belongs to the organization.
   'sign_in.failed_above_lockout': 'Sign-in failures above the lockout',
+  // The hourly purge of spaces deleted longer ago than SPACE_RETENTION_DAYS: removed for good, with what they own.
+  'space.purged': 'Space purged after its retention',
+};
+
+/** Actions the server's operator records through the admin CLI and the start-up bootstrap (admin.service.ts), not a route. */
+export const OPERATOR_ACTIONS: Record<string, string> = {
+  'member.added': 'Member added by the operator',
+  'api_token.created': 'API token created',
+  'api_token.revoked': 'API token revoked',
 };
 
 function labelOf(action: string): string {
@@ -230,7 +239,7 @@ function labelOf(action: string): string {
 export const AUDIT_ACTIONS: ReadonlyArray<{ id: string; label: string }> = (() => {
   const labels = new Map<string, string>();
   for (const route of Object.values(AUDITED_ROUTES)) if ('action' in route) for (const action of actionsOf(route)) labels.set(action, labelOf(action));
-  for (const [action, label] of Object.entries(SYSTEM_ACTIONS)) labels.set(action, label);
+  for (const [action, label] of Object.entries({ ...SYSTEM_ACTIONS, ...OPERATOR_ACTIONS })) labels.set(action, label);
   return [...labels.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([id, label]) => ({ id, label }));
 })();
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditRecorder } from '../../common/audit/audit-recorder';
+import type { AuditActor, AuditSource } from '../../common/audit/audit.context';
 import type { MemberRoleOrGuest } from '../../common/roles';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { OrganizationsService } from '../organizations/organizations.service';
@@ -28,6 +30,12 @@ export interface BootstrapResult {
   token: string | null;
 }
 
+/**
+ * Who the admin CLI and the start-up bootstrap act as in the audit log: the server's operator, with access no API
+ * caller has (the public schema's `support` actor and source).
+ */
+const OPERATOR: { actor: AuditActor; source: AuditSource } = { actor: { type: 'support', id: 'operator', label: 'Quire operator' }, source: 'support' };
+
 /** Operator actions behind the admin CLI and the start-up bootstrap; no HTTP route reaches them. */
 @Injectable()
 export class AdminService {
@@ -37,6 +45,7 @@ export class AdminService {
     private readonly organizations: OrganizationsService,
     private readonly organizationsRepository: OrganizationsRepository,
     private readonly tokens: TokensService,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /**
@@ -49,11 +58,21 @@ export class AdminService {
       const { user } = await this.users.findOrCreate(input.email, input.name, em);
       const existing = await this.organizationsRepository.findAdministeredByTitle(user.id, input.orgTitle, em);
       const organizationId = existing?.id ?? (await this.organizations.create(user, { title: input.orgTitle }, em)).organization.id;
+      if (!existing) {
+        await this.audit.record(em, {
+          organizationId,
+          action: 'organization.created',
+          target: { type: 'organization', id: organizationId, label: input.orgTitle },
+          details: { adminUserId: user.id },
+          ...OPERATOR,
+        });
+      }
       if (input.token && (await this.tokens.exists(input.token, em))) {
         return { organizationId, userId: user.id, token: null };
       }
-      const token = await this.tokens.issue(user.id, { label: 'bootstrap', secret: input.token, manager: em });
-      return { organizationId, userId: user.id, token };
+      const token = await this.tokens.issueToken(user.id, { label: 'bootstrap', secret: input.token, manager: em });
+      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      return { organizationId, userId: user.id, token: token.secret };
     });
   }
 
@@ -68,14 +87,66 @@ export class AdminService {
         throw adminError('admin.already_member', `${input.email} is already a member of ${input.organizationId}`);
       }
       await this.organizationsRepository.insertMembership({ organizationId: input.organizationId, userId: user.id, role: input.role }, em);
-      const token = await this.tokens.issue(user.id, { label: 'cli', manager: em });
-      return { userId: user.id, token };
+      await this.audit.record(em, {
+        organizationId: input.organizationId,
+        action: 'member.added',
+        target: { type: 'user', id: user.id, label: user.displayName || user.email },
+        changes: [{ field: 'role', after: input.role }],
+        ...OPERATOR,
+      });
+      const token = await this.tokens.issueToken(user.id, { label: 'cli', manager: em });
+      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      return { userId: user.id, token: token.secret };
     });
   }
 
   async createToken(email: string): Promise<{ token: string }> {
     const user = await this.users.findByEmail(email);
     if (!user) throw userError('user.not_found', `No user with e-mail ${email}`);
-    return { token: await this.tokens.issue(user.id, { label: 'cli' }) };
+    return this.dataSource.transaction(async (em) => {
+      const token = await this.tokens.issueToken(user.id, { label: 'cli', manager: em });
+      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      return { token: token.secret };
+    });
+  }
+
+  /** Revokes the token whose secret this is (a leaked one), or every token of the user with this e-mail. */
+  async revokeTokens(which: { secret: string } | { email: string }): Promise<{ revoked: number }> {
+    return this.dataSource.transaction(async (em) => {
+      let selector: { secret: string } | { userId: string };
+      if ('email' in which) {
+        const user = await this.users.findByEmail(which.email);
+        if (!user) throw userError('user.not_found', `No user with e-mail ${which.email}`);
+        selector = { userId: user.id };
+      } else selector = which;
+      const revoked = await this.tokens.revoke(selector, em);
+      await this.recordTokens(em, 'api_token.revoked', revoked);
+      return { revoked: revoked.length };
+    });
+  }
+
+  /**
+   * An event per token in every organization its user belongs to (where the token can act), by its id and label,
+   * never its secret. A user of no organization leaves none.
+   */
+  private async recordTokens(
+    em: EntityManager,
+    action: 'api_token.created' | 'api_token.revoked',
+    tokens: { id: string; userId: string; label: string | null }[],
+  ): Promise<void> {
+    const organizations = new Map<string, string[]>();
+    for (const token of tokens) {
+      const ids = organizations.get(token.userId) ?? (await this.organizationsRepository.organizationIdsOf(token.userId, em));
+      organizations.set(token.userId, ids);
+      for (const organizationId of ids) {
+        await this.audit.record(em, {
+          organizationId,
+          action,
+          target: { type: 'api-token', id: token.id, label: token.label },
+          details: { userId: token.userId },
+          ...OPERATOR,
+        });
+      }
+    }
   }
 }

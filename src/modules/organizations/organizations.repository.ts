@@ -28,6 +28,14 @@ export class OrganizationsRepository {
     return (await this.findById(organization.id, manager)) as Organization;
   }
 
+  /** The organizations `userId` belongs to (as a member or a guest). */
+  async organizationIdsOf(userId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const rows = (await manager.query(`SELECT organization_id FROM memberships WHERE user_id = $1 ORDER BY organization_id`, [userId])) as {
+      organization_id: string;
+    }[];
+    return rows.map((row) => row.organization_id);
+  }
+
   async insertMembership(membership: Pick<Membership, 'organizationId' | 'userId' | 'role'>, manager: EntityManager): Promise<void> {
     await manager.insert(Membership, membership);
   }

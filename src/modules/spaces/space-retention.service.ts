@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AuditRecorder } from '../../common/audit/audit-recorder';
 import { AppConfig } from '../../config/app-config';
 import { RevisionLifecycleService } from '../content/revision-lifecycle.service';
 import { Clock } from './clock';
@@ -27,6 +28,7 @@ export class SpaceRetentionService {
     private readonly clock: Clock,
     private readonly spaces: SpacesRepository,
     private readonly revisions: RevisionLifecycleService,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Spaces deleted at or before this instant are past the retention period. */
@@ -54,9 +56,21 @@ export class SpaceRetentionService {
       const cutoff = this.cutoff();
       let purged = 0;
       for (;;) {
-        const ids = await this.dataSource.transaction((em) => this.spaces.purgeBatch(cutoff, batchSize, em));
-        purged += ids.length;
-        if (ids.length < batchSize) break;
+        const removed = await this.dataSource.transaction(async (em) => {
+          const spaces = await this.spaces.purgeBatch(cutoff, batchSize, em);
+          // Each removal is the system's, in the batch's transaction (its deletion was recorded when a caller asked for it).
+          for (const space of spaces) {
+            await this.audit.record(em, {
+              organizationId: space.organizationId,
+              action: 'space.purged',
+              target: { type: 'space', id: space.id, label: space.title },
+              source: 'workflow',
+            });
+          }
+          return spaces.length;
+        });
+        purged += removed;
+        if (removed < batchSize) break;
       }
       if (purged > 0) await this.dataSource.transaction((em) => this.revisions.collectGarbage(em));
       return { ran: true, purged };

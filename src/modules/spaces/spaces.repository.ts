@@ -57,7 +57,7 @@ export class SpacesRepository {
    * them (revisions and their content, grants); returns their ids. Rows locked by a restore in
    * progress are skipped, and one restored meanwhile no longer matches.
    */
-  async purgeBatch(cutoff: Date, limit: number, manager: EntityManager): Promise<string[]> {
+  async purgeBatch(cutoff: Date, limit: number, manager: EntityManager): Promise<Pick<Space, 'id' | 'organizationId' | 'title'>[]> {
     const result = await manager
       .createQueryBuilder()
       .delete()
@@ -67,9 +67,13 @@ export class SpacesRepository {
                  ORDER BY deleted_at, id LIMIT :limit FOR UPDATE SKIP LOCKED)`,
         { cutoff, limit },
       )
-      .returning('id')
+      .returning('id, organization_id, title')
       .execute();
-    return (result.raw as { id: string }[]).map((row) => row.id);
+    return (result.raw as { id: string; organization_id: string; title: string }[]).map((row) => ({
+      id: row.id,
+      organizationId: row.organization_id,
+      title: row.title,
+    }));
   }
 
   private live(): SelectQueryBuilder<Space> {

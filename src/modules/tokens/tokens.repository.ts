@@ -96,6 +96,16 @@ export class TokensRepository {
     return { tokenId: row.token_id, lastUsedAt: row.last_used_at, user, membership };
   }
 
+  /** Deletes the token with this hash, or every token of this user: the tokens removed. */
+  async remove(which: { tokenHash: string } | { userId: string }, manager: EntityManager): Promise<Pick<ApiToken, 'id' | 'userId' | 'label'>[]> {
+    const [column, value] = 'tokenHash' in which ? ['token_hash', which.tokenHash] : ['user_id', which.userId];
+    const [rows] = (await manager.query(`DELETE FROM api_tokens WHERE ${column} = $1 RETURNING id, user_id, label`, [value])) as [
+      { id: string; user_id: string; label: string | null }[],
+      number,
+    ];
+    return rows.map((row) => ({ id: row.id, userId: row.user_id, label: row.label }));
+  }
+
   async touch(tokenId: string, at: Date): Promise<void> {
     await this.dataSource.query(`UPDATE api_tokens SET last_used_at = $2 WHERE id = $1`, [tokenId, at]);
   }

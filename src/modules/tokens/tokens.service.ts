@@ -17,9 +17,23 @@ export class TokensService {
 
   /** Stores a token for `userId` and returns its secret, which is never readable again. */
   async issue(userId: string, options: { label?: string; secret?: string; manager?: EntityManager } = {}): Promise<string> {
+    return (await this.issueToken(userId, options)).secret;
+  }
+
+  /** `issue`, with the token's id (what the audit log names it by: never its secret). */
+  async issueToken(
+    userId: string,
+    options: { label?: string; secret?: string; manager?: EntityManager } = {},
+  ): Promise<{ id: string; label: string | null; secret: string }> {
     const secret = options.secret ?? generateTokenSecret();
-    await this.tokens.insert({ id: newId(), userId, tokenHash: hashTokenSecret(secret), label: options.label ?? null }, options.manager);
-    return secret;
+    const token = { id: newId(), userId, tokenHash: hashTokenSecret(secret), label: options.label ?? null };
+    await this.tokens.insert(token, options.manager);
+    return { id: token.id, label: token.label, secret };
+  }
+
+  /** Revokes the token whose secret this is, or every token of a user: the tokens revoked (none: no such token). */
+  revoke(which: { secret: string } | { userId: string }, manager: EntityManager): Promise<{ id: string; userId: string; label: string | null }[]> {
+    return this.tokens.remove('secret' in which ? { tokenHash: hashTokenSecret(which.secret) } : which, manager);
   }
 
   async exists(secret: string, manager?: EntityManager): Promise<boolean> {
