@@ -7,6 +7,7 @@ import { AuditPartitionsService } from '../../src/modules/audit/audit-partitions
 import { AuditSealerService } from '../../src/modules/audit/audit-sealer.service';
 import { QUEUE_VACUUM_AFTER, sealOrganization, sealQueued } from '../../src/modules/audit/audit-chain';
 import { Actor, addMember, createOrganization, createUser, OrgFixture } from '../support/builders';
+import { auditEvents } from '../support/audit-events';
 import { expectContract, expectErrorEnvelope } from '../support/contract';
 import { TEST_DATABASE_URL } from '../support/database';
 import { eventsOfType, publishScript } from '../support/integration-fixtures';
@@ -34,20 +35,6 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-interface EventRow {
-  id: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  source: string;
-  target_type: string;
-  target_id: string;
-  target_label: string | null;
-  correlation_id: string | null;
-  ip: string | null;
-  payload: Record<string, unknown>;
-}
-
 describe('audit log (issue 28)', () => {
   let t: TestApp;
   let org: OrgFixture;
@@ -55,8 +42,7 @@ describe('audit log (issue 28)', () => {
   let reader: Actor;
   let other: OrgFixture;
 
-  const events = async (organizationId: string, where = 'TRUE', values: unknown[] = []): Promise<EventRow[]> =>
-    t.dataSource.query(`SELECT * FROM audit_events WHERE organization_id = $1 AND ${where} ORDER BY occurred_at, id`, [organizationId, ...values]);
+  const events = (organizationId: string, where?: string, values?: unknown[]) => auditEvents(t, organizationId, where, values);
   const count = async (organizationId: string) => (await events(organizationId)).length;
   const verify = async (organizationId: string) =>
     runCli(['audit:verify', '--org', organizationId], { DATABASE_URL: process.env[TEST_DATABASE_URL], LOG_LEVEL: 'silent' });
@@ -681,6 +667,22 @@ describe('audit log (issue 28)', () => {
   });
 
   describe('tamper evidence', () => {
+    /** A new organization's chain of `patches` space updates, verified whole: its links' event ids in chain order. */
+    const sealedChain = async (patches: number) => {
+      const fixture = await createOrganization(t);
+      const space = await createSpace(t, fixture);
+      for (let index = 0; index < patches; index++) {
+        await t.http
+          .patch(`/v1/spaces/${space.id}`)
+          .set(...fixture.admin.auth)
+          .send({ title: `T${index}` })
+          .expect(200);
+      }
+      expect((await verify(fixture.id)).code).toBe(0);
+      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      return { fixture, rows };
+    };
+
     it('concurrent writers keep the chain consistent: verify passes after 50 parallel writes', async () => {
       const fixture = await createOrganization(t);
       const writer = await addMember(t, fixture, 'admin');
@@ -713,17 +715,7 @@ describe('audit log (issue 28)', () => {
     });
 
     it('verify names the first break: an edited payload, then a deleted event', async () => {
-      const fixture = await createOrganization(t);
-      const space = await createSpace(t, fixture);
-      for (let index = 0; index < 4; index++) {
-        await t.http
-          .patch(`/v1/spaces/${space.id}`)
-          .set(...fixture.admin.auth)
-          .send({ title: `T${index}` })
-          .expect(200);
-      }
-      expect((await verify(fixture.id)).code).toBe(0);
-      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      const { fixture, rows } = await sealedChain(4);
       await t.dataSource.query(`UPDATE audit_events SET payload = '{"changes":[{"field":"title","after":"forged"}]}' WHERE id = $1`, [rows[1].id]);
       const edited = await verify(fixture.id);
       expect(edited.code).toBe(1);
@@ -735,17 +727,7 @@ describe('audit log (issue 28)', () => {
     });
 
     it('verify names the oldest events deleted with their links: missing before the first left, the retention having dropped none', async () => {
-      const fixture = await createOrganization(t);
-      const space = await createSpace(t, fixture);
-      for (let index = 0; index < 4; index++) {
-        await t.http
-          .patch(`/v1/spaces/${space.id}`)
-          .set(...fixture.admin.auth)
-          .send({ title: `T${index}` })
-          .expect(200);
-      }
-      expect((await verify(fixture.id)).code).toBe(0);
-      const rows = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 ORDER BY seq`, [fixture.id])) as { id: string }[];
+      const { fixture, rows } = await sealedChain(4);
       const oldest = [rows[0].id, rows[1].id];
       await t.dataSource.query(`DELETE FROM audit_chain_links WHERE organization_id = $1 AND id = ANY($2::uuid[])`, [fixture.id, oldest]);
       await t.dataSource.query(`DELETE FROM audit_events WHERE organization_id = $1 AND id = ANY($2::uuid[])`, [fixture.id, oldest]);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { auditEvents } from '../support/audit-events';
 import { unique } from '../support/builders';
 import { TEST_DATABASE_URL } from '../support/database';
 import { expectErrorEnvelope } from '../support/contract';
@@ -55,18 +56,15 @@ describe('admin CLI', () => {
 
   it('records what the operator changes in each organization: its creation, a member added, tokens created and revoked (by id, never the secret)', async () => {
     const events = async (organizationId: string) =>
-      (await t.dataSource.query(
-        `SELECT action, actor_type, actor_id, source, target_type, target_id, payload FROM audit_events WHERE organization_id = $1 ORDER BY occurred_at, id`,
-        [organizationId],
-      )) as {
-        action: string;
-        actor_type: string;
-        actor_id: string;
-        source: string;
-        target_type: string;
-        target_id: string;
-        payload: Record<string, unknown>;
-      }[];
+      (await auditEvents(t, organizationId)).map(({ action, actor_type, actor_id, source, target_type, target_id, payload }) => ({
+        action,
+        actor_type,
+        actor_id,
+        source,
+        target_type,
+        target_id,
+        payload,
+      }));
     const tokenIds = async (userId: string) =>
       ((await t.dataSource.query(`SELECT id FROM api_tokens WHERE user_id = $1 ORDER BY created_at, id`, [userId])) as { id: string }[]).map((row) => row.id);
     const operator = { actor_type: 'support', actor_id: 'operator', source: 'support' };
