@@ -98,7 +98,7 @@ describe('audit log (issue 28)', () => {
       expect(rows[0].payload.changes).toEqual([{ field: 'body' }]);
     });
 
-    it('comment resolve and reopen are actions of their own; another edit is an update', async () => {
+    it('comment resolve and reopen are actions of their own when they change its state; another edit is an update', async () => {
       const space = await createSpace(t, org);
       const comment = (
         await t.http
@@ -114,6 +114,7 @@ describe('audit log (issue 28)', () => {
           .send(body)
           .expect(200);
       await update({ resolved: true });
+      await update({ resolved: true }); // resolved already: an update, not a second resolution
       await update({ resolved: false });
       await update({ body: { markdown: 'Look again' } });
       const rows = await events(org.id, `target_id = $2 AND action <> 'comment.created'`, [comment.id]);
@@ -125,6 +126,7 @@ describe('audit log (issue 28)', () => {
           target_type: 'comment',
           changes: [{ field: 'resolved', after: true }],
         },
+        { action: 'comment.updated', actor_id: member.user.id, source: 'api', target_type: 'comment', changes: [{ field: 'resolved', after: true }] },
         {
           action: 'comment.reopened',
           actor_id: member.user.id,
@@ -808,21 +810,28 @@ describe('audit log (issue 28)', () => {
     });
 
     it('the chain verifies after the retention dropped its first events, from the mark it left; a deletion after the mark still breaks it', async () => {
-      const fixture = await createOrganization(t);
-      // Three events of a month past the retention, sealed first (seq 1..3), then two of now (seq 4..5).
       const old = new Date(Date.now() - 500 * 86_400_000);
       await t.dataSource.query(`SELECT audit_ensure_partitions($1, $2)`, [old, new Date(old.getTime() + 86_400_000)]);
-      for (let index = 0; index < 3; index++) {
-        const at = new Date(old.getTime() + index);
-        await t.dataSource.query(
-          `WITH event AS (
-             INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
-             VALUES ($1, $2, $3, 'space.updated', 'user', 'u', 'api', 'space', 's') RETURNING organization_id, occurred_at, id)
-           INSERT INTO audit_unsealed SELECT * FROM event`,
-          [fixture.id, at, uuidv7(at.getTime())],
-        );
-      }
-      expect(await sealOrganization(t.dataSource, fixture.id)).toBe(3);
+      /** `count` events of the month past the retention, queued as the recorder leaves them, then sealed. */
+      const oldEvents = async (organizationId: string, count: number) => {
+        for (let index = 0; index < count; index++) {
+          const at = new Date(old.getTime() + index);
+          await t.dataSource.query(
+            `WITH event AS (
+               INSERT INTO audit_events (organization_id, occurred_at, id, action, actor_type, actor_id, source, target_type, target_id)
+               VALUES ($1, $2, $3, 'space.updated', 'user', 'u', 'api', 'space', 's') RETURNING organization_id, occurred_at, id)
+             INSERT INTO audit_unsealed SELECT * FROM event`,
+            [organizationId, at, uuidv7(at.getTime())],
+          );
+        }
+        expect(await sealOrganization(t.dataSource, organizationId)).toBe(count);
+      };
+      // An organization idle since that month: every event of its chain goes.
+      const idle = await createOrganization(t);
+      await oldEvents(idle.id, 2);
+      const fixture = await createOrganization(t);
+      // Three events of that month, sealed first (seq 1..3), then two of now (seq 4..5).
+      await oldEvents(fixture.id, 3);
       const space = await createSpace(t, fixture);
       for (let index = 0; index < 2; index++) {
         await t.http
@@ -841,6 +850,7 @@ describe('audit log (issue 28)', () => {
         { dropped_seq: 3, dropped_hash: third.hash },
       ]);
       expect(JSON.parse((await verify(fixture.id)).stdout)).toMatchObject({ ok: true, events: 2 });
+      expect(JSON.parse((await verify(idle.id)).stdout)).toMatchObject({ ok: true, events: 0 });
 
       const [fourth] = (await t.dataSource.query(`SELECT id FROM audit_chain_links WHERE organization_id = $1 AND seq = 4`, [fixture.id])) as { id: string }[];
       await t.dataSource.query(`DELETE FROM audit_chain_links WHERE organization_id = $1 AND seq = 4`, [fixture.id]);

@@ -70,6 +70,14 @@ describe('uuidv7', () => {
     expect(first.replace(/-/g, '').slice(0, 12)).toBe((1_700_000_000_000).toString(16).padStart(12, '0'));
     expect(later > first).toBe(true);
   });
+
+  it('counts up within one millisecond, so ids of one process keep their order there too', () => {
+    const at = 1_700_000_000_500;
+    const ids = Array.from({ length: 2048 }, () => uuidv7(at));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id.replace(/-/g, '').slice(0, 12)).toBe(at.toString(16).padStart(12, '0'));
+  });
 });
 
 describe('audit before rows', () => {

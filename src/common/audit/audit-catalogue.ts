@@ -30,8 +30,12 @@ export interface AuditedRoute {
    * itself loads it by SQL rather than through TypeORM: the `before` values of its event's changes.
    */
   table?: string;
-  /** Narrower actions for some bodies: the first whose `field` the body sets to `value` replaces `action` (a comment resolved). */
-  when?: ReadonlyArray<{ field: string; value: unknown; action: string }>;
+  /**
+   * Narrower actions for some bodies: the first whose `field` the body sets to `value` replaces `action`, when the
+   * target's row as the request loaded it before writing did not hold `was.not` in `was.field` already (a comment
+   * resolved that was open). Without that row, the route's own action.
+   */
+  when?: ReadonlyArray<{ field: string; value: unknown; action: string; was: { field: string; not: unknown } }>;
 }
 
 export interface NotAudited {
@@ -48,16 +52,19 @@ const tx = (action: string, target: string, id: TargetSource): AuditedRoute => (
 const uow = (action: string, target: string, id: TargetSource): AuditedRoute => ({ action, target, id, unitOfWork: true });
 /** A comment's update that sets `resolved` is its resolution, or its reopening. */
 const RESOLVES = [
-  { field: 'resolved', value: true, action: 'comment.resolved' },
-  { field: 'resolved', value: false, action: 'comment.reopened' },
+  { field: 'resolved', value: true, action: 'comment.resolved', was: { field: 'status', not: 'resolved' } },
+  { field: 'resolved', value: false, action: 'comment.reopened', was: { field: 'status', not: 'open' } },
 ] as const;
 const commentUpdate = (): AuditedRoute => ({ ...uow('comment.updated', 'comment', 'commentId'), when: RESOLVES });
 
-/** The action a request to `route` records: the route's, or the narrower one its body asks for (`AuditedRoute.when`). */
-export function actionOf(route: AuditedRoute, body: unknown): string {
-  if (!route.when || !body || typeof body !== 'object') return route.action;
+/**
+ * The action a request to `route` records: the route's, or the narrower one its body asks for and its target's row
+ * before the write (`target`) shows it changes (`AuditedRoute.when`).
+ */
+export function actionOf(route: AuditedRoute, body: unknown, target: Record<string, unknown> | undefined): string {
+  if (!route.when || !target || !body || typeof body !== 'object') return route.action;
   const fields = body as Record<string, unknown>;
-  return route.when.find(({ field, value }) => fields[field] === value)?.action ?? route.action;
+  return route.when.find(({ field, value, was }) => fields[field] === value && target[was.field] !== was.not)?.action ?? route.action;
 }
 
 /** Every action a route may record: its own and its narrower ones. */

@@ -3,6 +3,7 @@ import { DomainError, type ErrorStatusTable } from '../../common/errors/domain-e
 /** Stable error codes of the operator actions and their HTTP statuses. */
 export const ADMIN_ERRORS = {
   'admin.already_member': 400,
+  'admin.token_not_found': 404,
 } as const satisfies ErrorStatusTable;
 
 export type AdminErrorCode = keyof typeof ADMIN_ERRORS;

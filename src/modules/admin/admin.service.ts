@@ -120,6 +120,8 @@ export class AdminService {
         selector = { userId: user.id };
       } else selector = which;
       const revoked = await this.tokens.revoke(selector, em);
+      // A secret that names no token is a mistyped one, or one revoked already: the operator must know.
+      if ('secret' in selector && revoked.length === 0) throw adminError('admin.token_not_found', 'No API token has this secret (revoked already?)');
       await this.recordTokens(em, 'api_token.revoked', revoked);
       return { revoked: revoked.length };
     });

@@ -166,10 +166,12 @@ export async function verifyOrganization(dataSource: DataSource, organizationId:
     }
     if (rows.length < SEAL_BATCH) break;
   }
+  // The chain ends at its last event found, or at the mark when the retention dropped every event after that one.
+  const end = last !== null && last.seq > dropped.seq ? last : { seq: dropped.seq, hash: dropped.hash };
   const head = await AuditChainRepository.head(dataSource, organizationId);
   const headSeq = head?.seq ?? 0;
-  if (headSeq !== (last?.seq ?? 0) || (last && head?.hash !== last.hash)) {
-    return broken(last?.id ?? '-', `the chain head (seq ${headSeq}) is not the last event found (seq ${last?.seq ?? 0}): the newest events were removed`);
+  if (headSeq !== end.seq || (end.seq > 0 && head?.hash !== end.hash)) {
+    return broken(last?.id ?? '-', `the chain head (seq ${headSeq}) is not the last event found (seq ${end.seq}): the newest events were removed`);
   }
   const outside = await AuditChainRepository.firstOutsideChain(dataSource, organizationId);
   if (outside) return broken(outside, 'the event is outside the chain: neither sealed nor waiting to be (inserted, or taken out of the queue, by hand)');
