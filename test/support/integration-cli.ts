@@ -1,5 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './server-process';
@@ -9,20 +9,56 @@ export const TOOLCHAIN = join(ROOT, 'test', 'integrations');
 export const SAMPLES = join(TOOLCHAIN, 'samples');
 const CLI = join(TOOLCHAIN, 'node_modules', '@gitbook', 'cli', 'dist', 'cli.js');
 
+/** Written once `npm ci` finished (inside node_modules, which `npm ci` removes first): a half-made install is not one. */
+const INSTALLED = join(TOOLCHAIN, 'node_modules', '.quire-installed');
+/** Held (a directory: `mkdir` is atomic) by the one test worker installing; the others wait for it. */
+const INSTALL_LOCK = join(TOOLCHAIN, '.install-lock');
+/** A lock older than this was left by a killed run. */
+const STALE_LOCK_MS = 600_000;
+
+/** Blocks this thread for `ms` (the install is synchronous, as the test files' `beforeAll` calls it). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Installs the toolchain once (`npm ci --ignore-scripts` in test/integrations, from its own lock
  * file) when it is missing: CI runs `npm ci` then `npm test` on a clean clone. Scripts stay off
- * because the CLI's postinstall downloads `cloudflared`, which only `gitbook dev` needs.
+ * because the CLI's postinstall downloads `cloudflared`, which only `gitbook dev` needs. Test files
+ * running side by side take turns under a lock: a second `npm ci` would rewrite the binaries (esbuild)
+ * another worker is spawning (`spawn ETXTBSY`).
  */
 export function ensureGitbookCli(): void {
-  if (existsSync(CLI) && existsSync(join(TOOLCHAIN, 'node_modules', '@gitbook', 'runtime', 'package.json'))) return;
-  const result = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: TOOLCHAIN,
-    encoding: 'utf8',
-    env: { ...process.env, SCARF_ANALYTICS: 'false' },
-    timeout: 300_000,
-  });
-  if (result.status !== 0) throw new Error(`could not install the GitBook CLI in ${TOOLCHAIN}: ${result.stderr || result.error}`);
+  if (existsSync(INSTALLED)) return;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(INSTALL_LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const held = statSync(INSTALL_LOCK, { throwIfNoEntry: false });
+    if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
+      rmSync(INSTALL_LOCK, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`waited 300 s for another test worker to install the GitBook CLI (${INSTALL_LOCK})`);
+    pause(250);
+  }
+  try {
+    if (existsSync(INSTALLED)) return;
+    const result = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+      cwd: TOOLCHAIN,
+      encoding: 'utf8',
+      env: { ...process.env, SCARF_ANALYTICS: 'false' },
+      timeout: 300_000,
+    });
+    if (result.status !== 0) throw new Error(`could not install the GitBook CLI in ${TOOLCHAIN}: ${result.stderr || result.error}`);
+    writeFileSync(INSTALLED, `${new Date().toISOString()}\n`);
+  } finally {
+    rmSync(INSTALL_LOCK, { recursive: true, force: true });
+  }
 }
 
 export interface CliRun {
