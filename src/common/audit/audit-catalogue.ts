@@ -59,10 +59,17 @@ const commentUpdate = (): AuditedRoute => ({ ...uow('comment.updated', 'comment'
 
 /**
  * The action a request to `route` records: the route's, or the narrower one its body asks for and its target's row
- * before the write (`target`) shows it changes (`AuditedRoute.when`).
+ * before the write (the row of `loaded` whose id is `targetId`) shows it changes (`AuditedRoute.when`).
  */
-export function actionOf(route: AuditedRoute, body: unknown, target: Record<string, unknown> | undefined): string {
-  if (!route.when || !target || !body || typeof body !== 'object') return route.action;
+export function actionOf(
+  route: AuditedRoute,
+  body: unknown,
+  loaded: ReadonlyArray<{ row: Record<string, unknown> }> | undefined,
+  targetId: string | undefined,
+): string {
+  if (!route.when || targetId === undefined || !body || typeof body !== 'object') return route.action;
+  const target = loaded?.find(({ row }) => row.id === targetId)?.row;
+  if (!target) return route.action;
   const fields = body as Record<string, unknown>;
   return route.when.find(({ field, value, was }) => fields[field] === value && target[was.field] !== was.not)?.action ?? route.action;
 }

@@ -164,7 +164,7 @@ export class AuditCommitSubscriber implements EntitySubscriberInterface, OnModul
     if (!targetId) scope.targetPending = true;
     await this.recorder.record(em, {
       organizationId,
-      action: actionOf(route, body, targetId === undefined ? undefined : scope.loaded?.find(({ row }) => row.id === targetId)?.row),
+      action: actionOf(route, body, scope.loaded, targetId),
       target: { type: route.target, id: targetId ?? '', label },
       changes: summarizeChanges(body, before),
       details: scope.details,

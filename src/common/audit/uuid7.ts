@@ -12,9 +12,9 @@ let counter = 0;
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then random bits, so ids sort by
  * creation time and a keyset over `(occurred_at, id)` walks in the order events happened, also within one
  * millisecond of one process: the counter starts at a random value below 2048 each millisecond and counts
- * up, so at least 2,048 ids of one millisecond keep their order (past 4095, the rest are random). The time bits are always `now`'s: an id's time
- * is its event's `occurred_at`. A few lines instead of a dependency (npm `uuid` ≥ 10 has v7, but nothing else
- * here needs it).
+ * up, so at least 2,048 ids of one millisecond keep their order (past 4095, the rest are random). The time
+ * bits are always `now`'s: an id's time is its event's `occurred_at`. A few lines instead of a dependency
+ * (npm `uuid` ≥ 10 has v7, but nothing else here needs it).
  */
 export function uuidv7(now = Date.now()): string {
   if (poolOffset === POOL.length) {

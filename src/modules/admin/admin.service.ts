@@ -71,7 +71,7 @@ export class AdminService {
         return { organizationId, userId: user.id, token: null };
       }
       const token = await this.tokens.issueToken(user.id, { label: 'bootstrap', secret: input.token, manager: em });
-      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      await this.recordTokens(em, 'api_token.created', user.id, [token]);
       return { organizationId, userId: user.id, token: token.secret };
     });
   }
@@ -95,7 +95,7 @@ export class AdminService {
         ...OPERATOR,
       });
       const token = await this.tokens.issueToken(user.id, { label: 'cli', manager: em });
-      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      await this.recordTokens(em, 'api_token.created', user.id, [token]);
       return { userId: user.id, token: token.secret };
     });
   }
@@ -105,7 +105,7 @@ export class AdminService {
     if (!user) throw userError('user.not_found', `No user with e-mail ${email}`);
     return this.dataSource.transaction(async (em) => {
       const token = await this.tokens.issueToken(user.id, { label: 'cli', manager: em });
-      await this.recordTokens(em, 'api_token.created', [{ ...token, userId: user.id }]);
+      await this.recordTokens(em, 'api_token.created', user.id, [token]);
       return { token: token.secret };
     });
   }
@@ -122,30 +122,30 @@ export class AdminService {
       const revoked = await this.tokens.revoke(selector, em);
       // A secret that names no token is a mistyped one, or one revoked already: the operator must know.
       if ('secret' in selector && revoked.length === 0) throw adminError('admin.token_not_found', 'No API token has this secret (revoked already?)');
-      await this.recordTokens(em, 'api_token.revoked', revoked);
+      // One user's tokens either way: the secret's one token, or every token of the e-mail's user.
+      if (revoked.length > 0) await this.recordTokens(em, 'api_token.revoked', revoked[0].userId, revoked);
       return { revoked: revoked.length };
     });
   }
 
   /**
-   * An event per token in every organization its user belongs to (where the token can act), by its id and label,
-   * never its secret. A user of no organization leaves none.
+   * An event per token in every organization `userId` (the tokens' user) belongs to, where the tokens can act, by
+   * their id and label, never their secret. A user of no organization leaves none.
    */
   private async recordTokens(
     em: EntityManager,
     action: 'api_token.created' | 'api_token.revoked',
-    tokens: { id: string; userId: string; label: string | null }[],
+    userId: string,
+    tokens: { id: string; label: string | null }[],
   ): Promise<void> {
-    const organizations = new Map<string, string[]>();
+    const organizationIds = await this.organizationsRepository.organizationIdsOf(userId, em);
     for (const token of tokens) {
-      const ids = organizations.get(token.userId) ?? (await this.organizationsRepository.organizationIdsOf(token.userId, em));
-      organizations.set(token.userId, ids);
-      for (const organizationId of ids) {
+      for (const organizationId of organizationIds) {
         await this.audit.record(em, {
           organizationId,
           action,
           target: { type: 'api-token', id: token.id, label: token.label },
-          details: { userId: token.userId },
+          details: { userId },
           ...OPERATOR,
         });
       }

@@ -129,8 +129,6 @@ export type VerifyResult =
 export async function verifyOrganization(dataSource: DataSource, organizationId: string): Promise<VerifyResult> {
   await sealOrganization(dataSource, organizationId);
   const dropped = (await AuditChainRepository.head(dataSource, organizationId))?.dropped ?? { seq: 0, hash: null };
-  /** The hash an event at `seq` must follow when its predecessor is not there to give it (null: taken as given). */
-  const startingHash = (seq: number): string | null => (seq === 1 ? GENESIS_HASH : seq - 1 === dropped.seq ? dropped.hash : null);
   let events = 0;
   let last: { seq: number; hash: string; id: string } | null = null;
   const broken = (brokenAt: string, reason: string): VerifyResult => ({ organizationId, ok: false, events, brokenAt, reason });
@@ -145,15 +143,8 @@ export async function verifyOrganization(dataSource: DataSource, organizationId:
           const missing = seq - Math.max(after, dropped.seq) - 1;
           return broken(row.id, `${missing} event(s) missing before this one (seq ${Math.max(after, dropped.seq) + 1}..${seq - 1})`);
         }
-        const expected = startingHash(seq);
-        if (expected !== null && row.prev_hash !== expected) {
-          return broken(
-            row.id,
-            seq === 1
-              ? 'the first event does not start the chain (prev_hash is not the genesis hash)'
-              : 'prev_hash does not match the last event the retention dropped',
-          );
-        }
+        // Right after the mark, the event follows the last one dropped; deeper in the dropped range, as given.
+        if (seq - 1 === dropped.seq && row.prev_hash !== dropped.hash) return broken(row.id, 'prev_hash does not match the last event the retention dropped');
       } else if (last === null) {
         if (row.prev_hash !== GENESIS_HASH) return broken(row.id, 'the first event does not start the chain (prev_hash is not the genesis hash)');
       } else if (row.prev_hash !== last.hash) {

@@ -54,7 +54,7 @@ export class SpacesRepository {
 
   /**
    * Deletes up to `limit` spaces deleted at or before `cutoff`, with everything that cascades from
-   * them (revisions and their content, grants); returns their ids. Rows locked by a restore in
+   * them (revisions and their content, grants); returns them (id, organization, title). Rows locked by a restore in
    * progress are skipped, and one restored meanwhile no longer matches.
    */
   async purgeBatch(cutoff: Date, limit: number, manager: EntityManager): Promise<Pick<Space, 'id' | 'organizationId' | 'title'>[]> {
